@@ -1,0 +1,57 @@
+// Streaming gzip/zlib inflate and gzip deflate (zlib), fed in chunks of any size.
+//
+//   Inflater inf(/*max_output=*/1 << 30);
+//   inf.Feed(chunk1, out); inf.Feed(chunk2, out);   // out grows with inflated bytes
+//   Diagnostic d; if (!inf.Finish(&d)) ...          // BAD_GZIP / TRUNCATED / TOO_LARGE
+//
+//   GzipWriter gz(sink); gz.Write("{...}"); gz.Finish();   // sink gets .gz bytes
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "status.h"
+
+namespace tracemerge {
+
+using Sink = std::function<void(std::string_view)>;
+
+bool LooksGzipped(std::string_view head);  // 1f 8b magic
+
+class Inflater {
+ public:
+  explicit Inflater(uint64_t max_output);
+  ~Inflater();
+  Inflater(const Inflater&) = delete;
+  Inflater& operator=(const Inflater&) = delete;
+
+  // Appends what `in` inflates to. After the first error, further input is
+  // ignored; `out` keeps everything inflated before the damage.
+  void Feed(std::string_view in, std::string& out);
+  // True when the stream ended cleanly. Otherwise fills *problem (code,
+  // offset = compressed byte offset, message).
+  bool Finish(Diagnostic* problem);
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+class GzipWriter {
+ public:
+  explicit GzipWriter(Sink sink, int level = 6);
+  ~GzipWriter();
+  GzipWriter(const GzipWriter&) = delete;
+  GzipWriter& operator=(const GzipWriter&) = delete;
+  void Write(std::string_view data);
+  void Finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace tracemerge

@@ -1,0 +1,59 @@
+// What a file is, decided by its name and its first bytes (never the name alone).
+//
+//   framework/pevents/2020071317/1594662624718694_905-b88ab1bb8259_pythontimeline.json
+//       → kPythonTimeline, node "905-b88ab1bb8259"
+//   system/incremental/2020/1591160699.algo-1.json   ({"Dimension":…} lines) → kSystem, "algo-1"
+//   …/000000000/80807-host_1596659864545103_1596659864854168.metadata → kSidecar
+//   …/plugins/profile/x.kernel_stats.pb → kSkipped ("protobuf, not a trace")
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tracemerge {
+
+enum class Kind : uint8_t {
+  kPythonTimeline,
+  kModelTimeline,
+  kHorovod,
+  kTfTrace,
+  kSystem,
+  kOther,    // any other Chrome/Perfetto JSON trace
+  kSidecar,  // TF .metadata file: time base only, no events
+  kSkipped,  // not a trace
+};
+constexpr unsigned kAllKinds = (1u << 6) - 1;  // the six event kinds
+inline unsigned KindBit(Kind k) { return 1u << static_cast<unsigned>(k); }
+
+const char* KindName(Kind kind);  // "pythontimeline", "model_timeline", "horovod", "tf_trace", …
+// Suffix-filter names as the reference spells them ("pythontimeline.json", …,
+// "system", "other"); also accepts KindName() spellings.
+std::optional<Kind> KindFromFilterName(std::string_view name);
+bool IsSmdebugKind(Kind kind);  // files that carry smdebug's start_time header
+
+struct Classification {
+  Kind kind = Kind::kSkipped;
+  std::string node;    // node / host / file label used in track names
+  std::string reason;  // why it was skipped
+  bool quiet = false;  // skipped as expected (.pb, python_stats): a note, not a warning
+};
+
+// `head` is the first bytes of the (inflated) content.
+Classification Classify(std::string_view path, std::string_view head);
+
+struct Sidecar {
+  std::string step_dir;  // directory that holds it; TF traces under it use it
+  std::string node;
+  int64_t start_us = 0;
+  int64_t end_us = 0;
+};
+// "<dir>/<node>_<start_us>_<end_us>.metadata" → Sidecar.
+std::optional<Sidecar> ParseSidecar(std::string_view path);
+// "<step dir>/plugins/profile/<date>/<host>.trace.json.gz" → "<step dir>".
+std::string TfStepDir(std::string_view path);
+
+std::string_view BaseName(std::string_view path);
+
+}  // namespace tracemerge

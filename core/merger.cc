@@ -1,0 +1,630 @@
+// The merge pipeline: ingest (inflate) → classify → parse events → clock →
+// window → tracks/lanes → sort → write (output.cc).
+#include "merger.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "merger_internal.h"
+#include "numbers.h"
+
+namespace tracemerge {
+namespace {
+
+constexpr size_t kPad = simdjson::SIMDJSON_PADDING;
+constexpr int64_t kEpoch2001Ns = int64_t{1000000000} * 1000000000;  // 1e18 ns ≈ 2001-09-09
+
+bool PathMatches(std::string_view path, std::string_view pattern) {
+  if (pattern.empty()) return false;
+  if (path == pattern) return true;
+  if (path.size() > pattern.size() && path.substr(0, pattern.size()) == pattern &&
+      (pattern.back() == '/' || path[pattern.size()] == '/'))
+    return true;
+  return path.size() > pattern.size() && path.substr(path.size() - pattern.size()) == pattern &&
+         path[path.size() - pattern.size() - 1] == '/';
+}
+
+std::string StepList(const std::vector<std::pair<int64_t, int64_t>>& steps) {
+  std::set<int64_t> s;
+  for (auto& p : steps) s.insert(p.first);
+  std::string out;
+  for (auto it = s.begin(); it != s.end();) {
+    int64_t a = *it, b = a;
+    for (++it; it != s.end() && *it == b + 1; ++it) b = *it;
+    if (!out.empty()) out += ", ";
+    out += std::to_string(a);
+    if (b != a) out += "-" + std::to_string(b);
+  }
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+Status ParseUnit(std::string_view s, Unit* out) {
+  if (s == "time") *out = Unit::kTime;
+  else if (s == "step") *out = Unit::kStep;
+  else return Status::Error(Code::kUsage, "unit must be 'time' or 'step', not '" + std::string(s) + "'");
+  return {};
+}
+
+Status ParseGroup(std::string_view s, Group* out) {
+  if (s == "source") *out = Group::kSource;
+  else if (s == "phase") *out = Group::kPhase;
+  else return Status::Error(Code::kUsage, "group must be 'source' or 'phase', not '" + std::string(s) + "'");
+  return {};
+}
+
+struct Merger::Impl {
+  Options opt;
+  std::vector<Source> sources;
+  std::vector<Event> events;
+  std::vector<std::pair<int64_t, uint32_t>> step_marks;     // (step, event) pythontimeline
+  std::vector<std::pair<int64_t, uint32_t>> profiler_steps; // (step, event) ProfilerStep#N
+  std::vector<Diagnostic> warnings;
+  EventParser parser;
+  uint64_t next_id = 1;
+
+  void Warn(const Source& s, Code code, uint64_t offset, std::string msg) {
+    warnings.push_back({code, s.path, offset, std::move(msg)});
+  }
+
+  void Append(Source& s, std::string_view bytes);
+  void Finish(Source& s);
+  void Parse(uint32_t index);
+  void ParseEvent(uint32_t index, Span span, int64_t* header_base, bool* have_header);
+  void ParseMetrics(uint32_t index);
+  void ApplyClock(uint32_t index, size_t first_event, int64_t header_base, bool have_header);
+  bool ResolveWindow(Report* r);
+  void Filter(const Report& r);
+  void AssignTracks(std::vector<std::pair<uint32_t, std::string>>* process_names,
+                    std::vector<std::tuple<uint32_t, uint32_t, std::string>>* thread_names);
+};
+
+Merger::Merger(Options options) : impl_(new Impl) { impl_->opt = std::move(options); }
+Merger::~Merger() = default;
+
+void Merger::BeginSource(std::string path) {
+  Source& s = impl_->sources.emplace_back();
+  s.path = std::move(path);
+  s.report.path = s.path;
+}
+
+void Merger::AppendChunk(std::string_view bytes) {
+  if (impl_->sources.empty()) return;
+  Source& s = impl_->sources.back();
+  s.report.bytes += bytes.size();
+  if (!s.decided) {  // a chunk may be 1 byte: wait for the 2-byte gzip magic
+    s.pending.append(bytes);
+    if (s.pending.size() < 2) return;
+    s.decided = true;
+    s.gz = LooksGzipped(s.pending);
+    if (s.gz) s.inflater = std::make_unique<Inflater>(impl_->opt.max_inflated_bytes);
+    std::string first;
+    first.swap(s.pending);
+    impl_->Append(s, first);
+    return;
+  }
+  impl_->Append(s, bytes);
+}
+
+void Merger::Impl::Append(Source& s, std::string_view bytes) {
+  if (s.gz) {
+    s.inflater->Feed(bytes, s.data);
+    return;
+  }
+  if (s.over_limit) return;
+  if (s.data.size() + bytes.size() > opt.max_inflated_bytes) {
+    s.over_limit = true;
+    bytes = bytes.substr(0, opt.max_inflated_bytes - s.data.size());
+    Warn(s, Code::kTooLarge, opt.max_inflated_bytes,
+         "file is larger than the limit of " + std::to_string(opt.max_inflated_bytes) +
+             " bytes; kept the first part");
+  }
+  s.data.append(bytes);
+}
+
+void Merger::EndSource() {
+  if (impl_->sources.empty()) return;
+  Source& s = impl_->sources.back();
+  if (!s.decided) {
+    s.decided = true;
+    s.data.swap(s.pending);
+  }
+  impl_->Finish(s);
+}
+
+void Merger::Impl::Finish(Source& s) {
+  if (s.inflater) {
+    Diagnostic d;
+    if (!s.inflater->Finish(&d)) Warn(s, d.code, d.offset, d.message + " (compressed offset)");
+    s.inflater.reset();
+  }
+  s.size = s.data.size();
+  s.report.inflated_bytes = s.size;
+  s.data.append(kPad, ' ');
+  s.cls = Classify(s.path, std::string_view(s.data.data(), std::min<uint64_t>(s.size, 4096)));
+  s.report.kind = s.cls.kind;
+  s.report.node = s.cls.node;
+  if (s.cls.kind == Kind::kSkipped) {
+    s.report.included = false;
+    s.report.note = "skipped: " + s.cls.reason;
+    Warn(s, s.cls.quiet ? Code::kSkipped : Code::kNotATrace, 0, "skipped: " + s.cls.reason);
+    s.data = std::string();
+  } else if (s.cls.kind == Kind::kSidecar) {
+    s.report.included = false;
+    s.report.note = "TF time base (start " + s.cls.node + ")";
+  } else if (!(opt.kinds & KindBit(s.cls.kind))) {
+    s.report.included = false;
+    s.report.note = "filtered out (kind not selected)";
+    s.data = std::string();
+  }
+}
+
+// ---- parse -----------------------------------------------------------------
+
+static uint32_t ProcIndex(Source& s, std::string_view pid) {
+  auto [it, added] = s.proc_ix.try_emplace(std::string(pid), static_cast<uint32_t>(s.procs.size()));
+  if (added) s.procs.push_back({std::string(pid), "", false, 0});
+  return it->second;
+}
+
+static uint32_t ThreadIndex(Source& s, uint32_t proc, std::string_view tid) {
+  std::string key = std::to_string(proc) + '\x1f' + std::string(tid);
+  auto [it, added] = s.thread_ix.try_emplace(key, static_cast<uint32_t>(s.threads.size()));
+  if (added) s.threads.push_back({proc, std::string(tid), "", false, {}});
+  return it->second;
+}
+
+void Merger::Impl::Parse(uint32_t index) {
+  Source& s = sources[index];
+  if (s.cls.kind == Kind::kSystem) return ParseMetrics(index);
+  std::vector<Diagnostic> diags;
+  size_t first_event = events.size();
+  int64_t header_base = 0;
+  bool have_header = false;
+  ScanLimits limits;
+  limits.max_depth = opt.max_depth;
+  bool ok = ScanTrace(std::string_view(s.data.data(), s.size), limits, &s.top,
+                      [&](Span sp) { ParseEvent(index, sp, &header_base, &have_header); }, &diags);
+  for (Diagnostic& d : diags) {
+    if (d.code == Code::kTooDeep || d.code == Code::kBadEvent) s.report.events_dropped++;
+    Warn(s, d.code, d.offset, d.message);
+  }
+  if (!ok) {
+    s.report.included = false;
+    s.report.note = "not a trace";
+    return;
+  }
+  ApplyClock(index, first_event, header_base, have_header);
+}
+
+void Merger::Impl::ParseEvent(uint32_t index, Span sp, int64_t* header_base, bool* have_header) {
+  Source& s = sources[index];
+  EventFields f;
+  std::string error;
+  if (sp.length > UINT32_MAX) {
+    s.report.events_dropped++;
+    return Warn(s, Code::kTooLarge, sp.offset, "event larger than 4 GB; dropped");
+  }
+  if (!parser.Parse(s.data.data() + sp.offset, sp.length, &f, &error)) {
+    s.report.events_dropped++;
+    return Warn(s, Code::kBadJson, sp.offset, "event dropped: " + error);
+  }
+  s.report.events_read++;
+  if (f.ph.empty()) {
+    s.report.events_dropped++;
+    return Warn(s, Code::kBadEvent, sp.offset, "event has no \"ph\"; dropped");
+  }
+  const char ph = f.ph[0];
+  if (ph == 'M' && f.name == "process_name" && !f.arg_start_time.empty()) {
+    // smdebug's clock header; a repeated header re-bases the events after it.
+    auto base = ParseMicros(f.arg_start_time);
+    if (!base) {
+      s.report.events_dropped++;
+      return Warn(s, Code::kBadEvent, sp.offset, "start_time_since_epoch_in_micros is not a number");
+    }
+    if (*have_header && *base != *header_base)
+      Warn(s, Code::kNote, sp.offset, "clock header repeated with a new start time; later events re-based");
+    *header_base = *base;
+    *have_header = true;
+    s.report.metadata_merged++;
+    return;
+  }
+  uint32_t proc = ProcIndex(s, Unquote(f.pid));
+  if (ph == 'M' && f.name == "process_name") {
+    s.procs[proc].name = std::string(f.arg_name);
+    s.report.metadata_merged++;
+    return;
+  }
+  uint32_t thread = ThreadIndex(s, proc, Unquote(f.tid));
+  if (ph == 'M' && f.name == "thread_name") {
+    s.threads[thread].name = std::string(f.arg_name);
+    s.report.metadata_merged++;
+    return;
+  }
+  Event e;
+  e.offset = sp.offset;
+  e.length = static_cast<uint32_t>(sp.length);
+  e.source = index;
+  e.thread = thread;
+  e.ph = ph;
+  if (!f.ts.empty()) {
+    auto ts = ParseMicros(f.ts);
+    if (!ts) {
+      s.report.events_dropped++;
+      return Warn(s, Code::kBadEvent, sp.offset, "\"ts\" is not a number in range; event dropped");
+    }
+    e.ts = *ts;
+    e.has_ts = true;
+  } else if (ph != 'M') {
+    s.report.events_dropped++;
+    return Warn(s, Code::kBadEvent, sp.offset, "event has no \"ts\"; dropped");
+  }
+  if (!f.dur.empty()) {
+    auto dur = ParseMicros(f.dur);
+    e.has_dur = true;
+    if (!dur || *dur < 0) {
+      Warn(s, Code::kBadEvent, sp.offset, "\"dur\" is negative or not a number; written as 0");
+      e.dur = 0;
+    } else {
+      e.dur = *dur;
+    }
+  }
+  if (*have_header) {
+    e.ts += *header_base;
+    e.based = true;
+  }
+  for (std::string_view id : {f.id, f.bind_id, f.id2_global})
+    if (!id.empty() && s.ids.try_emplace(std::string(IdKey(id)), next_id).second) next_id++;
+  auto idx = static_cast<uint32_t>(events.size());
+  if (!f.arg_step_num.empty() && s.cls.kind == Kind::kPythonTimeline) {
+    if (auto step = ParseScaled(f.arg_step_num, 1)) step_marks.push_back({*step, idx});
+  }
+  constexpr std::string_view kProfilerStep = "ProfilerStep#";
+  if (f.name.substr(0, kProfilerStep.size()) == kProfilerStep) {
+    if (auto step = ParseScaled(f.name.substr(kProfilerStep.size()), 1)) profiler_steps.push_back({*step, idx});
+  }
+  events.push_back(e);
+}
+
+void Merger::Impl::ParseMetrics(uint32_t index) {
+  Source& s = sources[index];
+  std::string_view data(s.data.data(), s.size);
+  ScanLines(data, [&](Span sp) {
+    MetricFields m;
+    std::string error;
+    bool last = sp.offset + sp.length >= s.size;
+    if (!parser.ParseMetric(s.data.data() + sp.offset, sp.length, &m, &error) ||
+        m.timestamp.empty() || m.value.empty() || !IsJsonNumber(m.value)) {
+      s.report.events_dropped++;
+      if (last) return Warn(s, Code::kNote, sp.offset, "last line is incomplete (writer was still appending); skipped");
+      return Warn(s, Code::kBadJson, sp.offset,
+                  "metrics line dropped: " + (error.empty() ? std::string("missing or bad Timestamp/Value") : error));
+    }
+    auto ts = ParseScaled(m.timestamp, 1000000000);
+    if (!ts) {
+      s.report.events_dropped++;
+      return Warn(s, Code::kBadEvent, sp.offset, "Timestamp is not a number in range; line dropped");
+    }
+    s.report.events_read++;
+    uint32_t proc = ProcIndex(s, m.node.empty() ? std::string_view(s.cls.node) : m.node);
+    Event e;
+    e.offset = sp.offset;
+    e.length = static_cast<uint32_t>(sp.length);
+    e.source = index;
+    e.thread = ThreadIndex(s, proc, "");
+    e.ph = 'C';
+    e.ts = *ts;
+    e.has_ts = true;
+    e.based = true;
+    events.push_back(e);
+  });
+  s.report.absolute = true;
+  s.report.time_base = "Unix seconds in each line";
+  for (auto& [pattern, us] : opt.offsets_us)
+    if (PathMatches(s.path, pattern)) s.report.offset_us = us;
+  for (size_t i = 0; i < events.size(); i++)
+    if (events[i].source == index) events[i].ts += s.report.offset_us * 1000;
+}
+
+void Merger::Impl::ApplyClock(uint32_t index, size_t first_event, int64_t header_base, bool have_header) {
+  Source& s = sources[index];
+  SourceReport& r = s.report;
+  int64_t base = 0;
+  if (have_header) {
+    r.absolute = true;
+    r.time_base = "smdebug header start_time_since_epoch_in_micros=" + FormatMicros(header_base);
+    base = header_base;  // for any event before the first header
+  } else if (s.cls.kind == Kind::kTfTrace) {
+    std::string dir = TfStepDir(s.path);
+    for (const Source& o : sources) {
+      if (o.cls.kind != Kind::kSidecar) continue;
+      auto sc = ParseSidecar(o.path);
+      if (sc && sc->step_dir == dir) {
+        base = sc->start_us * 1000;
+        r.absolute = true;
+        r.time_base = "TF sidecar " + std::string(BaseName(o.path));
+      }
+    }
+  } else if (!s.top.base_time_ns.empty()) {
+    if (auto b = ParseScaled(s.top.base_time_ns, 1)) {
+      base = *b;
+      r.absolute = true;
+      r.time_base = "baseTimeNanoseconds=" + std::string(Trim(s.top.base_time_ns));
+    } else {
+      Warn(s, Code::kBadEvent, 0, "baseTimeNanoseconds is not a number; ignored");
+    }
+  } else if (s.cls.kind == Kind::kOther) {
+    bool all_epoch = events.size() > first_event;
+    for (size_t i = first_event; i < events.size() && all_epoch; i++)
+      if (events[i].has_ts && events[i].ts < kEpoch2001Ns) all_epoch = false;
+    if (all_epoch) {
+      r.absolute = true;
+      r.time_base = "Unix µs in the file";
+    }
+  }
+  if (!r.absolute) {
+    r.time_base = "none: times stay relative";
+    if (events.size() > first_event)
+      Warn(s, Code::kNoClock, 0,
+           "no absolute time base (no smdebug header, TF .metadata sidecar or baseTimeNanoseconds); "
+           "times stay relative — give an offset to align it");
+  }
+  for (auto& [pattern, us] : opt.offsets_us)
+    if (PathMatches(s.path, pattern)) r.offset_us = us;
+  const int64_t shift = r.offset_us * 1000;
+  for (size_t i = first_event; i < events.size(); i++) {
+    Event& e = events[i];
+    if (!e.has_ts) continue;
+    if (!e.based) e.ts += base;
+    e.ts += shift;
+  }
+}
+
+// ---- window ----------------------------------------------------------------
+
+bool Merger::Impl::ResolveWindow(Report* r) {
+  const int64_t kMaxUs = INT64_MAX / 1000;
+  if (opt.unit == Unit::kTime) {
+    r->window_start_ns = INT64_MIN;
+    r->window_end_ns = INT64_MAX;
+    for (auto [bound, out] : {std::pair{opt.start, &r->window_start_ns}, std::pair{opt.end, &r->window_end_ns}}) {
+      if (!bound) continue;
+      if (*bound > kMaxUs || *bound < -kMaxUs) {
+        r->fatal = Diagnostic{Code::kUsage, "", 0, "window bound out of range: " + std::to_string(*bound)};
+        return false;
+      }
+      *out = *bound * 1000;
+    }
+    r->window_bounded = opt.start || opt.end;
+    return true;
+  }
+  auto& marks = step_marks.empty() ? profiler_steps : step_marks;
+  std::vector<std::pair<int64_t, int64_t>> steps;  // (step, ts)
+  for (auto [step, idx] : marks) steps.push_back({step, events[idx].ts});
+  std::stable_sort(steps.begin(), steps.end(), [](auto& a, auto& b) { return a.second < b.second; });
+  auto first_of = [&](int64_t step) -> std::optional<int64_t> {
+    for (auto& p : steps)
+      if (p.first == step) return p.second;
+    return std::nullopt;
+  };
+  const char* from = step_marks.empty() ? "PyTorch ProfilerStep#N slices" : "pythontimeline step_num";
+  r->window_start_ns = INT64_MIN;
+  r->window_end_ns = INT64_MAX;
+  r->start_step = opt.start;
+  r->end_step = opt.end;
+  r->window_bounded = true;
+  for (auto [bound, is_start] : {std::pair{opt.start, true}, std::pair{opt.end, false}}) {
+    if (!bound) continue;
+    auto ts = first_of(*bound);
+    if (!ts) {
+      r->fatal = Diagnostic{Code::kUnknownStep, "", 0,
+                            "step " + std::to_string(*bound) + " not found; steps in this job (" + from +
+                                "): " + StepList(steps)};
+      return false;
+    }
+    // As the reference: the end step is excluded, the window ends 1 µs before it.
+    if (is_start) r->window_start_ns = *ts;
+    else r->window_end_ns = *ts - 1000;
+  }
+  return true;
+}
+
+void Merger::Impl::Filter(const Report& r) {
+  if (!r.window_bounded) return;
+  const int64_t lo = r.window_start_ns, hi = r.window_end_ns;
+  auto inside = [&](int64_t ts) { return ts >= lo && ts <= hi; };
+  // Begin/end pairs are kept or dropped together: B/E per thread, async
+  // b/e and S/F per (category, id).
+  std::map<std::tuple<uint32_t, uint32_t, std::string>, std::vector<uint32_t>> open;
+  for (uint32_t i = 0; i < events.size(); i++) {
+    Event& e = events[i];
+    switch (e.ph) {
+      case 'M': break;
+      case 'X': e.keep = e.ts <= hi && e.ts + e.dur >= lo; break;
+      case 'B': case 'b': case 'S': case 'E': case 'e': case 'F': {
+        std::string key;
+        if (e.ph != 'B' && e.ph != 'E') {
+          EventFields f;
+          std::string error;
+          const Source& s = sources[e.source];
+          parser.Parse(s.data.data() + e.offset, e.length, &f, &error);
+          key = std::string(f.cat) + '\x1f' + std::string(IdKey(f.id.empty() ? f.id2_global : f.id));
+        }
+        const char kind = (e.ph == 'B' || e.ph == 'E') ? 'B' : (e.ph == 'b' || e.ph == 'e') ? 'b' : 'S';
+        auto& stack = open[{e.source, kind == 'B' ? e.thread : UINT32_MAX - (kind == 'b'), key}];
+        e.keep = inside(e.ts);
+        if (e.ph == 'B' || e.ph == 'b' || e.ph == 'S') {
+          stack.push_back(i);
+        } else if (!stack.empty()) {
+          Event& b = events[stack.back()];
+          stack.pop_back();
+          bool keep = b.ts <= hi && e.ts >= lo;
+          b.keep = e.keep = keep;
+        }
+        break;
+      }
+      default: e.keep = inside(e.ts);
+    }
+  }
+}
+
+// ---- tracks ----------------------------------------------------------------
+
+namespace {
+
+// Hands out positive tids within one output pid, preferring the original.
+struct TidAllocator {
+  std::set<uint32_t> used;
+  uint32_t next = 1;
+  uint32_t Take(std::string_view original) {
+    auto t = ParseScaled(original, 1);
+    if (t && *t > 0 && *t < INT32_MAX && !used.count(static_cast<uint32_t>(*t))) {
+      used.insert(static_cast<uint32_t>(*t));
+      return static_cast<uint32_t>(*t);
+    }
+    while (used.count(next)) next++;
+    used.insert(next);
+    return next;
+  }
+};
+
+bool IsPlainId(std::string_view text) {
+  auto v = ParseScaled(text, 1);
+  return text.empty() || (v && *v > 0 && *v < INT32_MAX && std::to_string(*v) == text);
+}
+
+}  // namespace
+
+void Merger::Impl::AssignTracks(
+    std::vector<std::pair<uint32_t, std::string>>* process_names,
+    std::vector<std::tuple<uint32_t, uint32_t, std::string>>* thread_names) {
+  // Lanes: X slices of one thread that overlap without nesting go to lane 1, 2, …
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<uint32_t>> xs;
+  for (uint32_t i = 0; i < events.size(); i++) {
+    Event& e = events[i];
+    if (!e.keep || e.ph == 'M') continue;
+    Source& s = sources[e.source];
+    s.threads[e.thread].used = true;
+    s.procs[s.threads[e.thread].proc].used = true;
+    if (e.ph == 'X') xs[{e.source, e.thread}].push_back(i);
+  }
+  std::map<std::pair<uint32_t, uint32_t>, uint8_t> lane_count;
+  for (auto& [key, list] : xs) {
+    std::stable_sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
+      return events[a].ts != events[b].ts ? events[a].ts < events[b].ts : events[a].dur > events[b].dur;
+    });
+    std::vector<std::vector<int64_t>> lanes;  // per lane: stack of open slice ends
+    for (uint32_t i : list) {
+      Event& e = events[i];
+      const int64_t end = e.ts + e.dur;
+      size_t l = 0;
+      for (;; l++) {
+        if (l == lanes.size()) lanes.emplace_back();
+        auto& st = lanes[l];
+        while (!st.empty() && st.back() <= e.ts) st.pop_back();
+        if (st.empty() || end <= st.back()) {
+          st.push_back(end);
+          break;
+        }
+        if (l == 254) break;  // give up splitting further; viewers still get every slice
+      }
+      e.lane = static_cast<uint8_t>(l);
+    }
+    lane_count[key] = static_cast<uint8_t>(lanes.size());
+  }
+
+  std::map<uint32_t, TidAllocator> tids;
+  std::map<std::string, uint32_t> phase_pids;
+  uint32_t next_pid = 1;
+  for (uint32_t si = 0; si < sources.size(); si++) {
+    Source& s = sources[si];
+    const std::string label = JsonEscape(s.cls.node) + " · " + KindName(s.cls.kind);
+    for (Proc& p : s.procs) {
+      if (!p.used) continue;
+      std::string pname = !p.name.empty() ? p.name : "pid " + JsonEscape(p.pid_text.empty() ? "-" : p.pid_text);
+      if (opt.group == Group::kSource) {
+        p.out_pid = next_pid++;
+        std::string full = label + " · " + pname;
+        if (!p.name.empty() && !IsPlainId(p.pid_text)) full += " (pid " + JsonEscape(p.pid_text) + ")";
+        process_names->push_back({p.out_pid, full});
+      } else {
+        auto [it, added] = phase_pids.try_emplace(pname, next_pid);
+        if (added) process_names->push_back({next_pid++, pname});
+        p.out_pid = it->second;
+      }
+    }
+    for (uint32_t ti = 0; ti < s.threads.size(); ti++) {
+      Thread& t = s.threads[ti];
+      if (!t.used) continue;
+      const Proc& p = s.procs[t.proc];
+      std::string tname = !t.name.empty() ? t.name
+                          : t.tid_text.empty() ? std::string("main")
+                                               : "tid " + JsonEscape(t.tid_text);
+      if (!t.name.empty() && !t.tid_text.empty() && !IsPlainId(t.tid_text))
+        tname += " (tid " + JsonEscape(t.tid_text) + ")";
+      if (opt.group == Group::kPhase) tname = label + " · " + tname;
+      auto lanes = lane_count.count({si, ti}) ? lane_count[{si, ti}] : uint8_t{1};
+      for (uint8_t l = 0; l < std::max<uint8_t>(lanes, 1); l++) {
+        uint32_t tid = tids[p.out_pid].Take(l == 0 && opt.group == Group::kSource ? t.tid_text : "");
+        t.lane_tids.push_back(tid);
+        thread_names->push_back({p.out_pid, tid, l == 0 ? tname : tname + " #" + std::to_string(l + 1)});
+      }
+    }
+  }
+}
+
+// ---- merge -----------------------------------------------------------------
+
+Report Merger::Merge(const Sink& sink) {
+  Impl& m = *impl_;
+  Report report;
+  // Deterministic regardless of the order files were given or dropped in.
+  std::stable_sort(m.sources.begin(), m.sources.end(),
+                   [](const Source& a, const Source& b) { return a.path < b.path; });
+  for (uint32_t i = 0; i < m.sources.size(); i++)
+    if (m.sources[i].report.included) m.Parse(i);
+
+  bool ok = m.ResolveWindow(&report);
+  if (ok) {
+    m.Filter(report);
+    bool any = false;
+    for (const Source& s : m.sources) any |= s.report.included && s.report.events_read > 0;
+    if (!any) {
+      report.fatal = Diagnostic{Code::kNotATrace, "", 0, "nothing to merge: no input held trace events"};
+      ok = false;
+    }
+  }
+  if (!ok) {
+    for (Source& s : m.sources) report.sources.push_back(s.report);
+    report.warnings = std::move(m.warnings);
+    return report;
+  }
+
+  std::vector<std::pair<uint32_t, std::string>> process_names;
+  std::vector<std::tuple<uint32_t, uint32_t, std::string>> thread_names;
+  m.AssignTracks(&process_names, &thread_names);
+
+  std::vector<uint32_t> meta, order;
+  for (uint32_t i = 0; i < m.events.size(); i++) {
+    const Event& e = m.events[i];
+    const Source& s = m.sources[e.source];
+    if (e.ph == 'M') {
+      if (s.procs[s.threads[e.thread].proc].used) meta.push_back(i);
+    } else if (e.keep) {
+      order.push_back(i);
+      report.last_end_ns = std::max(report.last_end_ns, e.ts + e.dur);
+    }
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return m.events[a].ts < m.events[b].ts; });
+  if (order.empty())
+    m.warnings.push_back({Code::kEmptyWindow, "", 0, "no event falls in the window; the output has no events"});
+  report.warnings = std::move(m.warnings);
+  WriteOutput(m.sources, m.events, meta, order, process_names, thread_names, m.parser, m.opt, &report, sink);
+  return report;
+}
+
+}  // namespace tracemerge

@@ -1,0 +1,103 @@
+// The merge: (path, bytes) sources + options → one trace, streamed through a
+// sink in chunks, and a report. Used unchanged by the CLI, the tests and wasm.
+//
+//   Options opt;  opt.start = 1594662618874598; opt.end = 1594662623418701;
+//   Merger m(opt);
+//   m.AddSource("job/framework/pevents/…/1_node_pythontimeline.json", bytes);
+//   Report r = m.Merge([&](std::string_view chunk) { fwrite(…); });
+//   r.fatal → nothing was written;  r.warnings → problems with file + offset
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gzip.h"
+#include "kinds.h"
+#include "status.h"
+
+namespace tracemerge {
+
+constexpr const char* kVersion = "0.1.0";
+
+enum class Unit { kTime, kStep };
+enum class Group { kSource, kPhase };
+
+struct Options {
+  std::optional<int64_t> start, end;  // Unix µs (unit=time) or step numbers (unit=step)
+  Unit unit = Unit::kTime;
+  unsigned kinds = kAllKinds;  // suffix filter: KindBit() of the kinds to merge
+  Group group = Group::kSource;
+  // Manual clock offsets in µs, by path: exact path, a folder prefix, or a
+  // path suffix ("rank-1.json") selects sources.
+  std::vector<std::pair<std::string, int64_t>> offsets_us;
+  bool gzip = false;
+  uint64_t max_inflated_bytes = uint64_t{4} << 30;  // per file
+  int max_depth = 256;                              // JSON nesting per event
+};
+
+// Parses "--only" style names and "time"/"step", "source"/"phase".
+Status ParseUnit(std::string_view s, Unit* out);
+Status ParseGroup(std::string_view s, Group* out);
+
+struct SourceReport {
+  std::string path;
+  Kind kind = Kind::kSkipped;
+  std::string node;
+  bool included = true;  // false: skipped, filtered out, or failed
+  std::string note;      // why not included, or what it contributes
+  uint64_t bytes = 0;           // as given (compressed if gzipped)
+  uint64_t inflated_bytes = 0;  // after inflate
+  uint64_t events_read = 0;     // event records found in the file
+  uint64_t events_kept = 0;     // written to the output
+  uint64_t events_dropped = 0;  // invalid, reported in warnings
+  uint64_t metadata_merged = 0; // process/thread names and clock headers folded into tracks
+  std::string time_base;        // how ts became absolute Unix µs
+  bool absolute = false;        // false: relative times (NO_CLOCK)
+  int64_t offset_us = 0;        // manual offset applied
+};
+
+struct Report {
+  std::optional<Diagnostic> fatal;  // set: the merge did not produce output
+  int64_t window_start_ns = 0, window_end_ns = 0;  // resolved window (absolute)
+  bool window_bounded = false;
+  std::optional<int64_t> start_step, end_step;
+  std::vector<SourceReport> sources;
+  std::vector<Diagnostic> warnings;  // soft problems and notes, file + offset
+  uint64_t events_written = 0;
+  uint64_t bytes_written = 0;
+  int64_t last_end_ns = 0;  // latest event end (default output name)
+
+  std::string Summary() const;  // human-readable, for stderr / the page
+  std::string ToJson() const;   // the "tracemerge" object embedded in the output
+};
+
+class Merger {
+ public:
+  explicit Merger(Options options);
+  ~Merger();
+  Merger(const Merger&) = delete;
+  Merger& operator=(const Merger&) = delete;
+
+  // Streams one source in chunks of any size (gzip is inflated as it comes).
+  void BeginSource(std::string path);
+  void AppendChunk(std::string_view bytes);
+  void EndSource();
+  void AddSource(std::string path, std::string_view bytes) {
+    BeginSource(std::move(path));
+    AppendChunk(bytes);
+    EndSource();
+  }
+
+  // Runs the merge once. Output bytes (gzipped if options.gzip) go to sink.
+  Report Merge(const Sink& sink);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tracemerge

@@ -1,0 +1,75 @@
+// State shared by the merge stages (merger.cc: ingest, parse, window, tracks;
+// output.cc: JSON writer). Not part of the public API.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "event_parser.h"
+#include "gzip.h"
+#include "kinds.h"
+#include "merger.h"
+#include "tokenizer.h"
+
+namespace tracemerge {
+
+struct Proc {  // one original pid of one source
+  std::string pid_text;   // original pid as written ("" when absent)
+  std::string name;       // from process_name metadata (JSON-escaped text)
+  bool used = false;      // has kept events
+  uint32_t out_pid = 0;
+};
+
+struct Thread {  // one original (pid, tid) of one source
+  uint32_t proc = 0;
+  std::string tid_text;
+  std::string name;                // from thread_name metadata (JSON-escaped text)
+  bool used = false;
+  std::vector<uint32_t> lane_tids; // output tid of lane 0, 1, …
+};
+
+struct Source {
+  std::string path;
+  Classification cls;
+  std::string data;       // inflated bytes + simdjson padding
+  uint64_t size = 0;      // logical size of data
+  std::string pending;    // first bytes, until gzip-or-not is known
+  bool decided = false, gz = false, over_limit = false;
+  std::unique_ptr<Inflater> inflater;
+  SourceReport report;
+
+  std::vector<Proc> procs;
+  std::unordered_map<std::string, uint32_t> proc_ix;
+  std::vector<Thread> threads;
+  std::unordered_map<std::string, uint32_t> thread_ix;
+  std::unordered_map<std::string, uint64_t> ids;  // original id → output id
+  TopLevel top;
+};
+
+struct Event {
+  int64_t ts = 0;   // absolute ns (relative for sources without a clock)
+  int64_t dur = 0;  // ns, X only
+  uint64_t offset = 0;
+  uint32_t length = 0;
+  uint32_t source = 0;
+  uint32_t thread = 0;
+  char ph = 0;
+  uint8_t lane = 0;
+  bool keep = true;
+  bool has_ts = false, has_dur = false;
+  bool based = false;  // ts already absolute (smdebug header seen before it)
+};
+
+// Writes the merged JSON for the kept events (already sorted) to sink.
+void WriteOutput(std::vector<Source>& sources, const std::vector<Event>& events,
+                 const std::vector<uint32_t>& meta, const std::vector<uint32_t>& order,
+                 const std::vector<std::pair<uint32_t, std::string>>& process_names,
+                 const std::vector<std::tuple<uint32_t, uint32_t, std::string>>& thread_names,
+                 EventParser& parser, const Options& options, Report* report, const Sink& sink);
+
+std::string JsonEscape(std::string_view s);
+
+}  // namespace tracemerge

@@ -1,0 +1,93 @@
+#include "numbers.h"
+
+#include <cmath>
+#include <cstdlib>
+
+namespace tracemerge {
+namespace {
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+}  // namespace
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+bool IsJsonNumber(std::string_view t) {
+  size_t i = 0, n = t.size();
+  if (i < n && t[i] == '-') i++;
+  if (i >= n) return false;
+  if (t[i] == '0') {
+    i++;
+  } else if (IsDigit(t[i])) {
+    while (i < n && IsDigit(t[i])) i++;
+  } else {
+    return false;
+  }
+  if (i < n && t[i] == '.') {
+    i++;
+    if (i >= n || !IsDigit(t[i])) return false;
+    while (i < n && IsDigit(t[i])) i++;
+  }
+  if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+    i++;
+    if (i < n && (t[i] == '+' || t[i] == '-')) i++;
+    if (i >= n || !IsDigit(t[i])) return false;
+    while (i < n && IsDigit(t[i])) i++;
+  }
+  return i == n;
+}
+
+std::optional<int64_t> ParseScaled(std::string_view token, int64_t scale) {
+  std::string_view t = Trim(token);
+  if (t.size() >= 2 && t.front() == '"' && t.back() == '"') t = Trim(t.substr(1, t.size() - 2));
+  if (!IsJsonNumber(t)) return std::nullopt;
+  const bool has_exp = t.find_first_of("eE") != std::string_view::npos;
+  if (has_exp) {  // rare: go through long double, range-checked
+    std::string copy(t);
+    long double v = std::strtold(copy.c_str(), nullptr) * scale;
+    if (!std::isfinite(v) || std::fabs(v) > 9.2e18L) return std::nullopt;
+    return static_cast<int64_t>(std::llroundl(v));
+  }
+  bool neg = t.front() == '-';
+  if (neg) t.remove_prefix(1);
+  // Integer part, then as many fraction digits as `scale` has zeros.
+  __int128 v = 0;
+  size_t i = 0;
+  for (; i < t.size() && t[i] != '.'; i++) {
+    v = v * 10 + (t[i] - '0');
+    if (v > static_cast<__int128>(INT64_MAX)) return std::nullopt;
+  }
+  v *= scale;
+  if (i < t.size()) i++;  // '.'
+  for (int64_t place = scale / 10; place >= 1 && i < t.size(); place /= 10, i++) {
+    v += static_cast<__int128>(t[i] - '0') * place;
+  }
+  if (i < t.size() && t[i] >= '5') v += 1;  // round the first dropped digit
+  if (v > static_cast<__int128>(INT64_MAX)) return std::nullopt;
+  return neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+}
+
+void AppendMicros(std::string& out, int64_t ns) {
+  uint64_t mag = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
+  if (ns < 0) out.push_back('-');
+  out += std::to_string(mag / 1000);
+  unsigned frac = static_cast<unsigned>(mag % 1000);
+  if (frac == 0) return;
+  char buf[5] = {'.', char('0' + frac / 100), char('0' + frac / 10 % 10), char('0' + frac % 10), 0};
+  int len = 4;
+  while (buf[len - 1] == '0') len--;
+  out.append(buf, len);
+}
+
+std::string FormatMicros(int64_t ns) {
+  std::string s;
+  AppendMicros(s, ns);
+  return s;
+}
+
+}  // namespace tracemerge

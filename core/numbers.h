@@ -1,0 +1,37 @@
+// Exact decimal time arithmetic. Trace timestamps are microseconds written as
+// integers, floats ("573720829732.261") or strings ("12"); absolute Unix µs
+// need 16 digits plus a nanosecond fraction, more than a double holds, so all
+// times are int64 nanoseconds parsed straight from the decimal text.
+//
+//   ParseMicros("12.5")      → 12500 ns        ParseMicros("\"7\"") → 7000 ns
+//   ParseMicros("1e400")     → nullopt (out of range)
+//   FormatMicros(1594662618873063000) → "1594662618873063"
+//   FormatMicros(-1500)      → "-1.5"
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tracemerge {
+
+// A JSON number token (or a JSON string holding one) in µs, scaled by `scale`
+// (1000 for µs→ns, 1e9 for seconds→ns). nullopt when malformed or when the
+// value does not fit in ±2^63 ns (±292 years).
+std::optional<int64_t> ParseScaled(std::string_view token, int64_t scale);
+inline std::optional<int64_t> ParseMicros(std::string_view token) {
+  return ParseScaled(token, 1000);
+}
+
+// Appends ns as µs with up to three decimals, no trailing zeros.
+void AppendMicros(std::string& out, int64_t ns);
+std::string FormatMicros(int64_t ns);
+
+// True when `token` is exactly one JSON number (RFC 8259 grammar).
+bool IsJsonNumber(std::string_view token);
+
+// Strips JSON whitespace at both ends.
+std::string_view Trim(std::string_view s);
+
+}  // namespace tracemerge

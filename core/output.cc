@@ -1,0 +1,158 @@
+// The JSON writer: generated track names, carried metadata, then the sorted
+// events rewritten one by one from their source bytes, then the report. Output
+// leaves in ~1 MB chunks (optionally gzipped), never as one giant string.
+#include <tuple>
+
+#include "merger_internal.h"
+#include "numbers.h"
+
+namespace tracemerge {
+namespace {
+
+constexpr size_t kChunk = 1 << 20;
+
+class ChunkWriter {
+ public:
+  ChunkWriter(const Sink& sink, bool gzip, Report* report) : sink_(sink), report_(report) {
+    if (gzip) gz_ = std::make_unique<GzipWriter>([this](std::string_view b) { Emit(b); });
+  }
+  std::string& buf() { return buf_; }
+  void MaybeFlush() {
+    if (buf_.size() >= kChunk) Flush();
+  }
+  void Flush() {
+    if (buf_.empty()) return;
+    if (gz_) gz_->Write(buf_);
+    else Emit(buf_);
+    buf_.clear();
+  }
+  void Finish() {
+    Flush();
+    if (gz_) gz_->Finish();
+  }
+
+ private:
+  void Emit(std::string_view b) {
+    report_->bytes_written += b.size();
+    sink_(b);
+  }
+  const Sink& sink_;
+  Report* report_;
+  std::unique_ptr<GzipWriter> gz_;
+  std::string buf_;
+};
+
+}  // namespace
+
+// Escapes for a JSON string; invalid UTF-8 (file names from other machines)
+// becomes U+FFFD so the output stays valid.
+std::string JsonEscape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); i++) {
+    unsigned char c = s[i];
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(static_cast<char>(c));
+    } else if (c < 0x20) {
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\u00";
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    } else if (c < 0x80) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
+      bool ok = n > 0 && i + n <= s.size();
+      for (size_t k = 1; ok && k < n; k++) ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
+      if (ok && n == 3) {
+        unsigned char c1 = s[i + 1];
+        ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);
+      }
+      if (ok && n == 4) {
+        unsigned char c1 = s[i + 1];
+        ok = !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
+      }
+      if (ok) {
+        out.append(s.substr(i, n));
+        i += n - 1;
+      } else {
+        out += "\xEF\xBF\xBD";
+      }
+    }
+  }
+  return out;
+}
+
+void WriteOutput(std::vector<Source>& sources, const std::vector<Event>& events,
+                 const std::vector<uint32_t>& meta, const std::vector<uint32_t>& order,
+                 const std::vector<std::pair<uint32_t, std::string>>& process_names,
+                 const std::vector<std::tuple<uint32_t, uint32_t, std::string>>& thread_names,
+                 EventParser& parser, const Options& options, Report* report, const Sink& sink) {
+  ChunkWriter w(sink, options.gzip, report);
+  std::string& out = w.buf();
+  bool first = true;
+  auto begin_event = [&] {
+    out += first ? "\n" : ",\n";
+    first = false;
+  };
+  out += "{\"traceEvents\":[";
+  for (auto& [pid, name] : process_names) {
+    begin_event();
+    out += "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
+           ",\"tid\":0,\"args\":{\"name\":\"" + name + "\"}}";
+  }
+  for (auto& [pid, tid, name] : thread_names) {
+    begin_event();
+    out += "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
+           ",\"tid\":" + std::to_string(tid) + ",\"args\":{\"name\":\"" + name + "\"}}";
+  }
+  std::string error;
+  auto write_event = [&](uint32_t i) {
+    const Event& e = events[i];
+    Source& s = sources[e.source];
+    const Thread& t = s.threads[e.thread];
+    const char* data = s.data.data() + e.offset;
+    const size_t mark = out.size();
+    const bool was_first = first;
+    begin_event();
+    bool ok;
+    if (s.cls.kind == Kind::kSystem) {
+      MetricFields m;
+      ok = parser.ParseMetric(data, e.length, &m, &error);
+      out += "{\"name\":\"";
+      out.append(m.name).append("_").append(m.dimension);
+      out += "\",\"ph\":\"C\",\"ts\":";
+      AppendMicros(out, e.ts);
+      out += ",\"pid\":" + std::to_string(s.procs[t.proc].out_pid) +
+             ",\"tid\":" + std::to_string(t.lane_tids[0]) + ",\"args\":{\"value\":";
+      out.append(m.value).append("}}");
+    } else {
+      EventRewrite rw;
+      rw.pid = s.procs[t.proc].out_pid;
+      rw.tid = t.lane_tids.empty() ? 0 : t.lane_tids[std::min<size_t>(e.lane, t.lane_tids.size() - 1)];
+      if (e.has_ts) rw.ts_ns = e.ts;
+      if (e.has_dur) rw.dur_ns = e.dur;
+      rw.ids = &s.ids;
+      ok = parser.Rewrite(data, e.length, rw, &out, &error);
+    }
+    if (!ok) {  // cannot happen for events that passed Parse(); stay valid JSON anyway
+      out.resize(mark);
+      first = was_first;
+      report->warnings.push_back({Code::kBadJson, s.path, e.offset, "event could not be rewritten: " + error});
+      return;
+    }
+    s.report.events_kept++;
+    report->events_written++;
+    w.MaybeFlush();
+  };
+  for (uint32_t i : meta) write_event(i);
+  for (uint32_t i : order) write_event(i);
+  for (Source& s : sources) report->sources.push_back(s.report);
+  out += "\n],\n\"displayTimeUnit\":\"ms\",\n\"metadata\":{\"tracemerge\":";
+  out += report->ToJson();
+  out += "}}\n";
+  w.Finish();
+}
+
+}  // namespace tracemerge

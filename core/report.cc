@@ -1,0 +1,125 @@
+// Report rendering: the human summary (CLI stderr, the page) and the JSON
+// object embedded as metadata.tracemerge in every output.
+#include <map>
+
+#include "merger.h"
+#include "merger_internal.h"
+#include "numbers.h"
+
+namespace tracemerge {
+
+const char* CodeName(Code code) {
+  switch (code) {
+    case Code::kOk: return "OK";
+    case Code::kTruncated: return "TRUNCATED";
+    case Code::kBadJson: return "BAD_JSON";
+    case Code::kBadEvent: return "BAD_EVENT";
+    case Code::kBadGzip: return "BAD_GZIP";
+    case Code::kNotATrace: return "NOT_A_TRACE";
+    case Code::kTooLarge: return "TOO_LARGE";
+    case Code::kTooDeep: return "TOO_DEEP";
+    case Code::kNoClock: return "NO_CLOCK";
+    case Code::kUnknownStep: return "UNKNOWN_STEP";
+    case Code::kEmptyWindow: return "EMPTY_WINDOW";
+    case Code::kSkipped: return "SKIPPED";
+    case Code::kNote: return "NOTE";
+    case Code::kUsage: return "USAGE";
+    case Code::kIo: return "IO";
+  }
+  return "?";
+}
+
+std::string Diagnostic::ToString() const {
+  std::string s;
+  if (!file.empty()) s += file + " @" + std::to_string(offset) + ": ";
+  return s + CodeName(code) + ": " + message;
+}
+
+namespace {
+
+std::string Quote(std::string_view s) { return "\"" + JsonEscape(s) + "\""; }
+
+std::string WindowText(const Report& r) {
+  if (!r.window_bounded) return "everything";
+  auto bound = [](int64_t ns) {
+    return ns == INT64_MIN || ns == INT64_MAX ? std::string("open") : FormatMicros(ns);
+  };
+  std::string s = bound(r.window_start_ns) + " .. " + bound(r.window_end_ns) + " µs";
+  if (r.start_step || r.end_step)
+    s += " (steps " + (r.start_step ? std::to_string(*r.start_step) : "first") + " .. " +
+         (r.end_step ? std::to_string(*r.end_step) : "last") + ", end step excluded)";
+  return s;
+}
+
+}  // namespace
+
+std::string Report::Summary() const {
+  std::string s;
+  if (fatal) s += "error: " + fatal->ToString() + "\n";
+  s += "window: " + WindowText(*this) + "\n";
+  for (const SourceReport& src : sources) {
+    s += "  " + src.path + "\n    " + KindName(src.kind);
+    if (!src.included) {
+      s += " — " + src.note + "\n";
+      continue;
+    }
+    s += ", node " + src.node + ": " + std::to_string(src.events_read) + " events read, " +
+         std::to_string(src.events_kept) + " kept";
+    if (src.events_dropped) s += ", " + std::to_string(src.events_dropped) + " dropped (see warnings)";
+    if (src.metadata_merged) s += ", " + std::to_string(src.metadata_merged) + " names/headers merged into tracks";
+    s += "\n    time base: " + src.time_base;
+    if (src.offset_us) s += ", offset " + std::to_string(src.offset_us) + " µs";
+    s += "\n";
+  }
+  std::map<Code, size_t> counts;
+  for (const Diagnostic& d : warnings) counts[d.code]++;
+  size_t shown = 0;
+  for (const Diagnostic& d : warnings) {
+    if (d.code == Code::kSkipped) continue;
+    if (shown++ == 50) {
+      s += "  … " + std::to_string(warnings.size() - 50) + " more warnings in the report\n";
+      break;
+    }
+    s += "  " + std::string(d.code == Code::kNote ? "note: " : "warning: ") + d.ToString() + "\n";
+  }
+  if (!fatal)
+    s += std::to_string(events_written) + " events written, " + std::to_string(bytes_written) + " bytes\n";
+  return s;
+}
+
+std::string Report::ToJson() const {
+  std::string s = "{\"version\":" + Quote(kVersion) + ",\"window\":{";
+  if (window_bounded) {
+    if (window_start_ns != INT64_MIN) s += "\"start_us\":" + FormatMicros(window_start_ns) + ",";
+    if (window_end_ns != INT64_MAX) s += "\"end_us\":" + FormatMicros(window_end_ns) + ",";
+    if (start_step) s += "\"start_step\":" + std::to_string(*start_step) + ",";
+    if (end_step) s += "\"end_step\":" + std::to_string(*end_step) + ",";
+  }
+  s += "\"text\":" + Quote(WindowText(*this)) + "},\"events\":" + std::to_string(events_written) +
+       ",\n\"sources\":[";
+  bool first = true;
+  for (const SourceReport& r : sources) {
+    s += first ? "\n" : ",\n";
+    first = false;
+    s += "{\"path\":" + Quote(r.path) + ",\"kind\":" + Quote(KindName(r.kind)) + ",\"node\":" + Quote(r.node) +
+         ",\"included\":" + (r.included ? "true" : "false") + ",\"note\":" + Quote(r.note) +
+         ",\"bytes\":" + std::to_string(r.bytes) + ",\"inflated_bytes\":" + std::to_string(r.inflated_bytes) +
+         ",\"events\":" + std::to_string(r.events_read) + ",\"kept\":" + std::to_string(r.events_kept) +
+         ",\"dropped\":" + std::to_string(r.events_dropped) +
+         ",\"metadata_merged\":" + std::to_string(r.metadata_merged) + ",\"time_base\":" + Quote(r.time_base) +
+         ",\"absolute\":" + (r.absolute ? "true" : "false") + ",\"offset_us\":" + std::to_string(r.offset_us) +
+         "}";
+  }
+  s += "],\n\"warnings\":[";
+  first = true;
+  for (const Diagnostic& d : warnings) {
+    s += first ? "\n" : ",\n";
+    first = false;
+    s += "{\"code\":" + Quote(CodeName(d.code)) + ",\"file\":" + Quote(d.file) +
+         ",\"offset\":" + std::to_string(d.offset) + ",\"message\":" + Quote(d.message) + "}";
+  }
+  s += "]}";
+  return s;
+}
+
+}  // namespace tracemerge

@@ -1,0 +1,50 @@
+// Errors and warnings as values: a stable code, a message a user understands,
+// and where it happened (file + byte offset). No exceptions anywhere in core/.
+//
+//   Diagnostic{Code::kTruncated, "a/b.json", 1234, "event cut off; kept 41 events before it"}
+//   → printed as  "a/b.json @1234: TRUNCATED: event cut off; kept 41 events before it"
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace tracemerge {
+
+enum class Code {
+  kOk,
+  kTruncated,      // input ends inside an event or array; what came before is kept
+  kBadJson,        // one event is not valid JSON; it is dropped, the file goes on
+  kBadEvent,       // valid JSON but not a usable trace event (no ph, bad ts, ...)
+  kBadGzip,        // gzip stream is corrupt; what inflated before the damage is kept
+  kNotATrace,      // the file is not a trace at all
+  kTooLarge,       // an input exceeds a configured limit
+  kTooDeep,        // nesting deeper than the limit
+  kNoClock,        // a source has no absolute time base; its times stay relative
+  kUnknownStep,    // a step window names a step no source has
+  kEmptyWindow,    // nothing falls in the window
+  kSkipped,        // a file that is not a trace (.pb, python_stats, ...) was skipped
+  kNote,           // informational: a tolerated idiom was seen (unclosed array, ...)
+  kUsage,          // bad options
+  kIo,             // a file could not be read or written
+};
+
+const char* CodeName(Code code);
+
+struct Diagnostic {
+  Code code = Code::kOk;
+  std::string file;
+  uint64_t offset = 0;  // byte offset in the (inflated) file; 0 when not applicable
+  std::string message;
+
+  std::string ToString() const;  // "file @offset: CODE: message"
+};
+
+// The result of an operation that can fail as a whole (options, one input).
+struct Status {
+  Code code = Code::kOk;
+  std::string message;
+  bool ok() const { return code == Code::kOk; }
+  static Status Error(Code c, std::string msg) { return {c, std::move(msg)}; }
+};
+
+}  // namespace tracemerge

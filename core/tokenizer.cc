@@ -1,0 +1,195 @@
+#include "tokenizer.h"
+
+#include <cstring>
+#include <string>
+
+namespace tracemerge {
+namespace {
+
+constexpr uint64_t kNpos = ~uint64_t{0};
+
+bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+uint64_t SkipSpace(std::string_view d, uint64_t i) {
+  while (i < d.size() && IsSpace(d[i])) i++;
+  return i;
+}
+
+// From the opening quote at i, returns the index just past the closing quote,
+// or kNpos when the data ends first.
+uint64_t SkipString(std::string_view d, uint64_t i) {
+  for (i++; i < d.size(); i++) {
+    const void* q = std::memchr(d.data() + i, '"', d.size() - i);
+    if (!q) return kNpos;
+    uint64_t j = static_cast<const char*>(q) - d.data();
+    uint64_t slashes = 0;
+    while (j - slashes > i && d[j - slashes - 1] == '\\') slashes++;
+    if (slashes % 2 == 0) return j + 1;
+    i = j;
+  }
+  return kNpos;
+}
+
+enum class Skip { kOk, kTruncated, kTooDeep };
+
+// Skips one JSON value starting at i (no validation beyond bracket balance;
+// the parser validates each event). Sets *end just past it.
+Skip SkipValue(std::string_view d, uint64_t i, int max_depth, uint64_t* end) {
+  int depth = 0;
+  bool too_deep = false;
+  while (i < d.size()) {
+    char c = d[i];
+    if (c == '"') {
+      i = SkipString(d, i);
+      if (i == kNpos) return Skip::kTruncated;
+      if (depth == 0) break;
+      continue;
+    }
+    if (c == '{' || c == '[') {
+      if (++depth > max_depth) too_deep = true;
+    } else if (c == '}' || c == ']') {
+      if (depth == 0) break;  // closes the container we are in: value ended
+      if (--depth == 0) {
+        i++;
+        break;
+      }
+    } else if (depth == 0 && (c == ',' || IsSpace(c))) {
+      break;  // end of a scalar
+    }
+    i++;
+  }
+  if (depth > 0) return Skip::kTruncated;
+  *end = i;
+  return too_deep ? Skip::kTooDeep : Skip::kOk;
+}
+
+// Reads the event array whose '[' is at i. Returns the index after ']' or
+// d.size() when it was never closed.
+uint64_t ScanArray(std::string_view d, uint64_t i, const ScanLimits& limits,
+                   const SpanCallback& on_event, std::vector<Diagnostic>* diags) {
+  i++;
+  uint64_t events = 0;
+  for (;;) {
+    i = SkipSpace(d, i);
+    if (i >= d.size()) {
+      // Raw Horovod and Bluefog writers never close the array.
+      diags->push_back({Code::kNote, "", i, "event array is not closed (tolerated)"});
+      return i;
+    }
+    char c = d[i];
+    if (c == ']') return i + 1;
+    if (c == ',') {  // separators, and the trailing comma some writers leave
+      i++;
+      continue;
+    }
+    uint64_t end = 0;
+    Skip r = SkipValue(d, i, limits.max_depth, &end);
+    if (r == Skip::kTruncated) {
+      diags->push_back({Code::kTruncated, "", i,
+                        "file ends inside an event; kept the " + std::to_string(events) +
+                            " events before it"});
+      return d.size();
+    }
+    if (r == Skip::kTooDeep) {
+      diags->push_back({Code::kTooDeep, "", i,
+                        "event nests deeper than " + std::to_string(limits.max_depth) +
+                            " levels; dropped"});
+    } else if (c != '{') {
+      diags->push_back({Code::kBadEvent, "", i, "array element is not an object; dropped"});
+    } else if (end - i > 2 || d.substr(i, end - i) != "{}") {
+      on_event({i, end - i});  // '{}' records (empty placeholders) are skipped quietly
+      events++;
+    }
+    if (end == i) end++;  // a stray byte: step over it
+    i = end;
+  }
+}
+
+}  // namespace
+
+bool LooksLikeJson(std::string_view d) {
+  uint64_t i = 0;
+  if (d.size() >= 3 && d.substr(0, 3) == "\xEF\xBB\xBF") i = 3;  // UTF-8 BOM
+  i = SkipSpace(d, i);
+  return i < d.size() && (d[i] == '{' || d[i] == '[');
+}
+
+bool ScanTrace(std::string_view d, const ScanLimits& limits, TopLevel* top,
+               const SpanCallback& on_event, std::vector<Diagnostic>* diags) {
+  uint64_t i = 0;
+  if (d.size() >= 3 && d.substr(0, 3) == "\xEF\xBB\xBF") i = 3;
+  i = SkipSpace(d, i);
+  if (i >= d.size()) {
+    diags->push_back({Code::kNotATrace, "", 0, "file is empty"});
+    return false;
+  }
+  if (d[i] == '[') {
+    top->has_events = true;
+    ScanArray(d, i, limits, on_event, diags);
+    return true;
+  }
+  if (d[i] != '{') {
+    diags->push_back({Code::kNotATrace, "", i, "does not start with '[' or '{'"});
+    return false;
+  }
+  top->is_object = true;
+  i++;
+  for (;;) {  // keys of the top-level object
+    i = SkipSpace(d, i);
+    while (i < d.size() && d[i] == ',') i = SkipSpace(d, i + 1);
+    if (i >= d.size()) {
+      diags->push_back({Code::kTruncated, "", i, "file ends inside the top-level object"});
+      break;
+    }
+    if (d[i] == '}') break;
+    if (d[i] != '"') {
+      diags->push_back({Code::kBadJson, "", i, "expected a key in the top-level object"});
+      break;
+    }
+    uint64_t key_end = SkipString(d, i);
+    if (key_end == kNpos) {
+      diags->push_back({Code::kTruncated, "", i, "file ends inside a key"});
+      break;
+    }
+    std::string_view key = d.substr(i + 1, key_end - i - 2);
+    i = SkipSpace(d, key_end);
+    if (i >= d.size() || d[i] != ':') {
+      diags->push_back({Code::kBadJson, "", i, "expected ':' after key \"" + std::string(key) + "\""});
+      break;
+    }
+    i = SkipSpace(d, i + 1);
+    if (key == "traceEvents" && i < d.size() && d[i] == '[') {
+      top->has_events = true;
+      i = ScanArray(d, i, limits, on_event, diags);
+      continue;
+    }
+    uint64_t end = 0;
+    Skip r = SkipValue(d, i, limits.max_depth, &end);
+    if (r == Skip::kTruncated) {
+      diags->push_back({Code::kTruncated, "", i,
+                        "file ends inside top-level field \"" + std::string(key) + "\""});
+      break;
+    }
+    if (key == "baseTimeNanoseconds") top->base_time_ns = d.substr(i, end - i);
+    if (end == i) end++;
+    i = end;
+  }
+  if (!top->has_events) {
+    diags->push_back({Code::kNotATrace, "", 0, "JSON object without a \"traceEvents\" array"});
+    return false;
+  }
+  return true;
+}
+
+void ScanLines(std::string_view d, const SpanCallback& on_line) {
+  uint64_t i = 0;
+  while (i < d.size()) {
+    const void* nl = std::memchr(d.data() + i, '\n', d.size() - i);
+    uint64_t end = nl ? static_cast<const char*>(nl) - d.data() : d.size();
+    uint64_t s = SkipSpace(d.substr(0, end), i);
+    if (s < end) on_line({s, end - s});
+    i = end + 1;
+  }
+}
+
+}  // namespace tracemerge

@@ -1,0 +1,50 @@
+// Finds event boundaries; understands no event fields (that is event_parser's job).
+// Handles both trace forms and JSON lines, and the idioms real writers produce:
+// a missing closing ']', trailing commas, '{}' records, a truncated last event.
+//
+//   [{"ph":"X",...},{"ph":"B",...},            → two events, note "array not closed"
+//   {"traceEvents":[{...}],"baseTimeNanoseconds":17}  → one event, top.base_time_ns = "17"
+//   {"Name":"cpu0",...}\n{"Name":"cp             → one line, broken last line noted
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "status.h"
+
+namespace tracemerge {
+
+struct Span {
+  uint64_t offset = 0;
+  uint64_t length = 0;
+};
+
+struct TopLevel {
+  bool is_object = false;          // {"traceEvents": …} rather than a bare array
+  bool has_events = false;         // an event array was found
+  std::string_view base_time_ns;   // raw token of "baseTimeNanoseconds", if any
+};
+
+struct ScanLimits {
+  int max_depth = 256;
+};
+
+using SpanCallback = std::function<void(Span)>;
+
+// Scans a Chrome trace (array or object form). Problems go to diags (file
+// left empty for the caller to fill). Returns false when the data is not a
+// trace at all (NOT_A_TRACE diagnostic added).
+bool ScanTrace(std::string_view data, const ScanLimits& limits, TopLevel* top,
+               const SpanCallback& on_event, std::vector<Diagnostic>* diags);
+
+// Splits JSON lines; each non-blank line is one span. A broken last line is a
+// note (writers are often still appending), a broken middle line a warning —
+// both decided by the caller when the line fails to parse; here we only cut.
+void ScanLines(std::string_view data, const SpanCallback& on_line);
+
+// True when the first non-blank byte of data opens JSON ('{' or '[').
+bool LooksLikeJson(std::string_view data);
+
+}  // namespace tracemerge

@@ -1,0 +1,101 @@
+#include "test_util.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "simdjson.h"
+
+namespace fs = std::filesystem;
+
+namespace tracemerge::test {
+
+std::string Corpus(const std::string& rel) { return std::string(TRACEMERGE_CORPUS) + "/" + rel; }
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::string Inflate(const std::string& gz) {
+  z_stream z{};
+  inflateInit2(&z, 15 + 32);
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+  z.avail_in = static_cast<uInt>(gz.size());
+  std::string out;
+  char buf[65536];
+  int rc;
+  do {
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof buf;
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.append(buf, sizeof buf - z.avail_out);
+    if (rc == Z_STREAM_END && z.avail_in > 0) inflateReset(&z), rc = Z_OK;
+  } while (rc == Z_OK);
+  inflateEnd(&z);
+  return out;
+}
+
+std::vector<Input> ReadTree(const std::string& dir) {
+  std::vector<Input> out;
+  std::string label = fs::path(dir).filename().string();
+  for (auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    out.push_back({label + "/" + fs::relative(e.path(), dir).generic_string(), ReadFile(e.path().string())});
+  }
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.name < b.name; });
+  return out;
+}
+
+MergeResult MergeInputs(const std::vector<Input>& inputs, const Options& options, size_t chunk) {
+  Merger m(options);
+  for (const Input& in : inputs) {
+    m.BeginSource(in.name);
+    size_t step = chunk ? chunk : std::max<size_t>(in.bytes.size(), 1);
+    for (size_t i = 0; i < in.bytes.size(); i += step) m.AppendChunk(std::string_view(in.bytes).substr(i, step));
+    m.EndSource();
+  }
+  MergeResult r;
+  r.report = m.Merge([&](std::string_view c) { r.output.append(c); });
+  return r;
+}
+
+std::vector<OutEvent> ParseOutput(const std::string& json, std::string* error) {
+  std::vector<OutEvent> out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (auto e = parser.parse(json).get(doc)) {
+    *error = simdjson::error_message(e);
+    return out;
+  }
+  simdjson::dom::array events;
+  if (auto e = doc["traceEvents"].get_array().get(events)) {
+    *error = "no traceEvents array";
+    return out;
+  }
+  for (simdjson::dom::element ev : events) {
+    OutEvent o;
+    std::string_view sv;
+    if (!ev["ph"].get_string().get(sv)) o.ph = std::string(sv);
+    if (!ev["name"].get_string().get(sv)) o.name = std::string(sv);
+    double d;
+    if (!ev["ts"].get_double().get(d)) o.ts = d;
+    if (!ev["dur"].get_double().get(d)) o.dur = d;
+    int64_t i;
+    if (!ev["pid"].get_int64().get(i)) o.pid = i;
+    if (!ev["tid"].get_int64().get(i)) {
+      o.tid = i;
+      o.has_tid = true;
+    }
+    if (!ev["args"]["name"].get_string().get(sv)) o.arg_name = std::string(sv);
+    out.push_back(o);
+  }
+  return out;
+}
+
+}  // namespace tracemerge::test

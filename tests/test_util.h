@@ -1,0 +1,41 @@
+// Helpers shared by the tests: read files, run a merge in memory, parse output.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "merger.h"
+
+namespace tracemerge::test {
+
+std::string Corpus(const std::string& rel);  // path under ../shared/corpus
+std::string ReadFile(const std::string& path);
+std::string Inflate(const std::string& gz);  // whole-buffer gunzip for test checks
+
+struct Input {
+  std::string name;
+  std::string bytes;
+};
+// Every regular file under a folder, named "<folder name>/<relative path>", sorted.
+std::vector<Input> ReadTree(const std::string& dir);
+
+struct MergeResult {
+  std::string output;
+  Report report;
+};
+MergeResult MergeInputs(const std::vector<Input>& inputs, const Options& options, size_t chunk = 0);
+
+// A parsed output event (the fields tests look at).
+struct OutEvent {
+  std::string ph, name;
+  double ts = 0, dur = 0;
+  std::string ts_text, dur_text;
+  int64_t pid = 0, tid = 0;
+  bool has_tid = false;
+  std::string arg_name;  // args.name for M events
+};
+// Parses a merged output strictly (simdjson DOM); fails the test on invalid JSON.
+std::vector<OutEvent> ParseOutput(const std::string& json, std::string* error);
+
+}  // namespace tracemerge::test
