@@ -17,8 +17,7 @@ bool IsHex(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-// Checks a raw string token (with quotes) and appends it; raw control bytes,
-// which some writers leave in strings and strict parsers reject, are escaped.
+// Checks a raw string token (with quotes) and appends it verbatim.
 bool CopyString(std::string_view tok, std::string* out, std::string* error) {
   if (tok.size() < 2 || tok.front() != '"' || tok.back() != '"') return Fail(error, "bad string");
   if (out) out->push_back('"');
@@ -37,12 +36,7 @@ bool CopyString(std::string_view tok, std::string* out, std::string* error) {
       if (out) out->append(tok.substr(i, 2));
       i++;
     } else if (c < 0x20) {
-      if (out) {
-        static const char kHex[] = "0123456789abcdef";
-        out->append("\\u00");
-        out->push_back(kHex[c >> 4]);
-        out->push_back(kHex[c & 15]);
-      }
+      return Fail(error, "raw control character in string");
     } else if (out) {
       out->push_back(static_cast<char>(c));
     }

@@ -189,7 +189,10 @@ void Merger::Impl::Parse(uint32_t index) {
   bool ok = ScanTrace(std::string_view(s.data.data(), s.size), limits, &s.top,
                       [&](Span sp) { ParseEvent(index, sp, &header_base, &have_header); }, &diags);
   for (Diagnostic& d : diags) {
-    if (d.code == Code::kTooDeep || d.code == Code::kBadEvent) s.report.events_dropped++;
+    if (d.code == Code::kTooDeep || d.code == Code::kBadEvent) {
+      s.report.events_read++;
+      s.report.events_dropped++;
+    }
     Warn(s, d.code, d.offset, d.message);
   }
   if (!ok) {
@@ -204,6 +207,7 @@ void Merger::Impl::ParseEvent(uint32_t index, Span sp, int64_t* header_base, boo
   Source& s = sources[index];
   EventFields f;
   std::string error;
+  s.report.events_read++;
   if (sp.length > UINT32_MAX) {
     s.report.events_dropped++;
     return Warn(s, Code::kTooLarge, sp.offset, "event larger than 4 GB; dropped");
@@ -212,7 +216,6 @@ void Merger::Impl::ParseEvent(uint32_t index, Span sp, int64_t* header_base, boo
     s.report.events_dropped++;
     return Warn(s, Code::kBadJson, sp.offset, "event dropped: " + error);
   }
-  s.report.events_read++;
   if (f.ph.empty()) {
     s.report.events_dropped++;
     return Warn(s, Code::kBadEvent, sp.offset, "event has no \"ph\"; dropped");
@@ -295,6 +298,7 @@ void Merger::Impl::ParseMetrics(uint32_t index) {
   ScanLines(data, [&](Span sp) {
     MetricFields m;
     std::string error;
+    s.report.events_read++;
     bool last = sp.offset + sp.length >= s.size;
     if (!parser.ParseMetric(s.data.data() + sp.offset, sp.length, &m, &error) ||
         m.timestamp.empty() || m.value.empty() || !IsJsonNumber(m.value)) {
@@ -308,7 +312,6 @@ void Merger::Impl::ParseMetrics(uint32_t index) {
       s.report.events_dropped++;
       return Warn(s, Code::kBadEvent, sp.offset, "Timestamp is not a number in range; line dropped");
     }
-    s.report.events_read++;
     uint32_t proc = ProcIndex(s, m.node.empty() ? std::string_view(s.cls.node) : m.node);
     Event e;
     e.offset = sp.offset;
@@ -610,10 +613,13 @@ Report Merger::Merge(const Sink& sink) {
   std::vector<uint32_t> meta, order;
   for (uint32_t i = 0; i < m.events.size(); i++) {
     const Event& e = m.events[i];
-    const Source& s = m.sources[e.source];
+    Source& s = m.sources[e.source];
     if (e.ph == 'M') {
       if (s.procs[s.threads[e.thread].proc].used) meta.push_back(i);
-    } else if (e.keep) {
+      else s.report.metadata_unused++;
+    } else if (!e.keep) {
+      s.report.events_outside++;
+    } else {
       order.push_back(i);
       report.last_end_ns = std::max(report.last_end_ns, e.ts + e.dur);
     }

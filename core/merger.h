@@ -55,6 +55,8 @@ struct SourceReport {
   uint64_t events_kept = 0;     // written to the output
   uint64_t events_dropped = 0;  // invalid, reported in warnings
   uint64_t metadata_merged = 0; // process/thread names and clock headers folded into tracks
+  uint64_t metadata_unused = 0; // metadata of processes with no event in the window
+  uint64_t events_outside = 0;  // valid events outside the time window
   std::string time_base;        // how ts became absolute Unix µs
   bool absolute = false;        // false: relative times (NO_CLOCK)
   int64_t offset_us = 0;        // manual offset applied

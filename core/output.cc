@@ -139,6 +139,7 @@ void WriteOutput(std::vector<Source>& sources, const std::vector<Event>& events,
     if (!ok) {  // cannot happen for events that passed Parse(); stay valid JSON anyway
       out.resize(mark);
       first = was_first;
+      s.report.events_dropped++;
       report->warnings.push_back({Code::kBadJson, s.path, e.offset, "event could not be rewritten: " + error});
       return;
     }

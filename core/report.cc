@@ -66,7 +66,9 @@ std::string Report::Summary() const {
     s += ", node " + src.node + ": " + std::to_string(src.events_read) + " events read, " +
          std::to_string(src.events_kept) + " kept";
     if (src.events_dropped) s += ", " + std::to_string(src.events_dropped) + " dropped (see warnings)";
+    if (src.events_outside) s += ", " + std::to_string(src.events_outside) + " outside the window";
     if (src.metadata_merged) s += ", " + std::to_string(src.metadata_merged) + " names/headers merged into tracks";
+    if (src.metadata_unused) s += ", " + std::to_string(src.metadata_unused) + " metadata of empty processes left out";
     s += "\n    time base: " + src.time_base;
     if (src.offset_us) s += ", offset " + std::to_string(src.offset_us) + " µs";
     s += "\n";
@@ -106,7 +108,9 @@ std::string Report::ToJson() const {
          ",\"bytes\":" + std::to_string(r.bytes) + ",\"inflated_bytes\":" + std::to_string(r.inflated_bytes) +
          ",\"events\":" + std::to_string(r.events_read) + ",\"kept\":" + std::to_string(r.events_kept) +
          ",\"dropped\":" + std::to_string(r.events_dropped) +
-         ",\"metadata_merged\":" + std::to_string(r.metadata_merged) + ",\"time_base\":" + Quote(r.time_base) +
+         ",\"outside_window\":" + std::to_string(r.events_outside) +
+         ",\"metadata_merged\":" + std::to_string(r.metadata_merged) +
+         ",\"metadata_unused\":" + std::to_string(r.metadata_unused) + ",\"time_base\":" + Quote(r.time_base) +
          ",\"absolute\":" + (r.absolute ? "true" : "false") + ",\"offset_us\":" + std::to_string(r.offset_us) +
          "}";
   }

@@ -1,0 +1,55 @@
+#include "numbers.h"
+
+#include <gtest/gtest.h>
+
+namespace tracemerge {
+
+TEST(ParseMicros, IntegersFloatsAndStrings) {
+  EXPECT_EQ(ParseMicros("12"), 12000);
+  EXPECT_EQ(ParseMicros("12.5"), 12500);
+  EXPECT_EQ(ParseMicros("\"7\""), 7000);
+  EXPECT_EQ(ParseMicros("-1.25"), -1250);
+  EXPECT_EQ(ParseMicros("573720829732.261"), 573720829732261);
+  EXPECT_EQ(ParseMicros("1.0005"), 1001);  // rounds the first dropped digit
+  EXPECT_EQ(ParseMicros("1e3"), 1000000);
+  EXPECT_EQ(ParseMicros(" 5 "), 5000);
+}
+
+TEST(ParseMicros, KeepsNanosecondsOfAbsoluteTimes) {
+  // A double would round this to the nearest 0.25 µs.
+  EXPECT_EQ(ParseMicros("1759873794829732.261"), 1759873794829732261);
+}
+
+TEST(ParseMicros, RejectsMalformedAndOutOfRange) {
+  EXPECT_FALSE(ParseMicros(""));
+  EXPECT_FALSE(ParseMicros("abc"));
+  EXPECT_FALSE(ParseMicros("1e400"));
+  EXPECT_FALSE(ParseMicros("99999999999999999999"));
+  EXPECT_FALSE(ParseMicros("01"));
+  EXPECT_FALSE(ParseMicros("1."));
+  EXPECT_FALSE(ParseMicros("{}"));
+}
+
+TEST(ParseScaled, SecondsToNanoseconds) {
+  EXPECT_EQ(ParseScaled("1591160699.4570894", 1000000000), 1591160699457089400);
+}
+
+TEST(FormatMicros, TrimsTrailingZeros) {
+  EXPECT_EQ(FormatMicros(1594662618873063000), "1594662618873063");
+  EXPECT_EQ(FormatMicros(12500), "12.5");
+  EXPECT_EQ(FormatMicros(1), "0.001");
+  EXPECT_EQ(FormatMicros(-1500), "-1.5");
+  EXPECT_EQ(FormatMicros(0), "0");
+}
+
+TEST(IsJsonNumber, FollowsTheGrammar) {
+  EXPECT_TRUE(IsJsonNumber("0"));
+  EXPECT_TRUE(IsJsonNumber("-0.5e+10"));
+  EXPECT_TRUE(IsJsonNumber("10159970886766084423"));
+  EXPECT_FALSE(IsJsonNumber("+1"));
+  EXPECT_FALSE(IsJsonNumber(".5"));
+  EXPECT_FALSE(IsJsonNumber("NaN"));
+  EXPECT_FALSE(IsJsonNumber("1e"));
+}
+
+}  // namespace tracemerge
