@@ -96,8 +96,8 @@ uint64_t ScanArray(std::string_view d, uint64_t i, const ScanLimits& limits,
                             " levels; dropped"});
     } else if (c != '{') {
       diags->push_back({Code::kBadEvent, "", i, "array element is not an object; dropped"});
-    } else if (end - i > 2 || d.substr(i, end - i) != "{}") {
-      on_event({i, end - i});  // '{}' records (empty placeholders) are skipped quietly
+    } else if (SkipSpace(d, i + 1) != end - 1) {
+      on_event({i, end - i});  // '{}' records (TF's end marker, placeholders) are skipped quietly
       events++;
     }
     if (end == i) end++;  // a stray byte: step over it

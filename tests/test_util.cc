@@ -65,6 +65,16 @@ MergeResult MergeInputs(const std::vector<Input>& inputs, const Options& options
   return r;
 }
 
+::testing::AssertionResult SameText(const std::string& actual, const std::string& expected) {
+  if (actual == expected) return ::testing::AssertionSuccess();
+  size_t i = 0;
+  while (i < actual.size() && i < expected.size() && actual[i] == expected[i]) i++;
+  size_t from = i > 80 ? i - 80 : 0;
+  return ::testing::AssertionFailure() << "first difference at byte " << i << " (sizes " << actual.size() << " vs "
+                                       << expected.size() << ")\n actual: …" << actual.substr(from, 160)
+                                       << "\n expected: …" << expected.substr(from, 160);
+}
+
 std::vector<OutEvent> ParseOutput(const std::string& json, std::string* error) {
   std::vector<OutEvent> out;
   simdjson::dom::parser parser;

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "merger.h"
 
 namespace tracemerge::test {
@@ -25,6 +27,9 @@ struct MergeResult {
   Report report;
 };
 MergeResult MergeInputs(const std::vector<Input>& inputs, const Options& options, size_t chunk = 0);
+
+// Equal strings, or a failure that shows the first difference (not 200 KB of text).
+::testing::AssertionResult SameText(const std::string& actual, const std::string& expected);
 
 // A parsed output event (the fields tests look at).
 struct OutEvent {
