@@ -249,7 +249,10 @@ bool EventParser::Rewrite(const char* data, size_t len, const EventRewrite& rw, 
       mapped_id(tok);
     } else if (key == "id2" && rw.ids) {
       od::object id2;
-      if (v.get_object().get(id2) != simdjson::SUCCESS) return Fail(error, "id2 is not an object");
+      if (v.get_object().get(id2) != simdjson::SUCCESS) {
+        if (!Walk(f.value(), out, error)) return false;
+        continue;
+      }
       out->push_back('{');
       bool ifirst = true;
       for (auto ir : id2) {

@@ -1,0 +1,132 @@
+// Damaged inputs never crash or hang the merge: the damaged file is named with
+// a byte offset, the intact file still merges completely, output stays valid JSON.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "simdjson.h"
+#include "test_util.h"
+
+namespace tracemerge::test {
+namespace {
+
+const char kIntactName[] = "job/intact.json";
+const char kIntact[] = R"({"traceEvents":[{"ph":"X","name":"ok1","pid":1,"tid":1,"ts":10,"dur":5},
+{"ph":"i","name":"ok2","pid":1,"tid":1,"ts":12},{"ph":"C","name":"ok3","pid":1,"ts":13,"args":{"v":1}}]})";
+constexpr size_t kIntactEvents = 3;
+
+std::string SmallTrace() {
+  return ReadFile(Corpus("real/chrome_catapult/trivial_trace.json"));
+}
+
+std::string Gzip(const std::string& s) {
+  std::string out;
+  GzipWriter w([&](std::string_view b) { out.append(b); });
+  w.Write(s);
+  w.Finish();
+  return out;
+}
+
+// Merges the damaged file beside an intact one and checks the promises.
+void CheckDamaged(const std::string& what, const std::string& bytes, bool expect_diagnostic = true) {
+  SCOPED_TRACE(what);
+  const std::string name = "job/damaged.json";
+  MergeResult r = MergeInputs({{kIntactName, kIntact}, {name, bytes}}, {});
+  ASSERT_FALSE(r.report.fatal) << r.report.fatal->ToString();
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.output).get(doc), simdjson::SUCCESS) << "output is not valid JSON";
+  for (const SourceReport& s : r.report.sources) {
+    if (s.path == kIntactName) EXPECT_EQ(s.events_kept, kIntactEvents);
+    if (s.path == name && s.included)
+      EXPECT_EQ(s.events_read, s.events_kept + s.events_dropped + s.events_outside + s.metadata_merged +
+                                   s.metadata_unused);
+  }
+  if (!expect_diagnostic) return;
+  bool named = false;
+  for (const Diagnostic& d : r.report.warnings) named |= d.file == name;
+  EXPECT_TRUE(named) << r.report.Summary();
+}
+
+}  // namespace
+
+TEST(Damage, TruncatedAtEveryByte) {
+  const std::string full = SmallTrace();
+  ASSERT_GT(full.size(), 100u);
+  for (size_t cut = 0; cut < full.size(); cut++) {
+    // Cutting only trailing whitespace/newline loses nothing and needs no warning.
+    bool lossless = full.find_first_not_of(" \n\r\t", cut) == std::string::npos;
+    CheckDamaged("cut at " + std::to_string(cut), full.substr(0, cut), !lossless);
+  }
+}
+
+TEST(Damage, TruncatedGzipAtManyPoints) {
+  const std::string gz = Gzip(SmallTrace());
+  for (size_t cut = 0; cut < gz.size(); cut += 3) CheckDamaged("gz cut at " + std::to_string(cut), gz.substr(0, cut));
+}
+
+TEST(Damage, RandomByteFlips) {
+  const std::string full = SmallTrace();
+  std::mt19937 rng(1234);
+  for (int round = 0; round < 300; round++) {
+    std::string s = full;
+    int flips = 1 + round % 5;
+    for (int k = 0; k < flips; k++) s[rng() % s.size()] = static_cast<char>(rng() & 0xff);
+    CheckDamaged("flip round " + std::to_string(round), s, false);
+  }
+}
+
+TEST(Damage, GarbageEmptyAndBrokenGzip) {
+  std::mt19937 rng(7);
+  std::string garbage(4096, 0);
+  for (char& c : garbage) c = static_cast<char>(rng());
+  CheckDamaged("garbage", garbage);
+  CheckDamaged("empty", "");
+  CheckDamaged("only whitespace", "  \n ");
+  std::string gz = Gzip(SmallTrace());
+  for (size_t i = 20; i < 40 && i < gz.size(); i++) gz[i] = static_cast<char>(gz[i] ^ 0xff);
+  CheckDamaged("corrupt gzip", gz);
+  CheckDamaged("gzip header only", std::string("\x1f\x8b\x08\x00", 4));
+}
+
+TEST(Damage, DeepNesting) {
+  std::string open_deep = "[{\"ph\":\"i\",\"ts\":1,\"args\":" + std::string(200000, '[');
+  CheckDamaged("200000 open brackets", open_deep);
+  std::string closed_deep = "[{\"ph\":\"i\",\"ts\":1,\"args\":" + std::string(200000, '[') + std::string(200000, ']') +
+                            "},{\"ph\":\"i\",\"name\":\"after\",\"ts\":2}]";
+  CheckDamaged("200000 balanced brackets", closed_deep);
+}
+
+TEST(Damage, NumbersOutOfRangeAndWrongTypes) {
+  CheckDamaged("ts 1e400", R"([{"ph":"X","name":"a","ts":1e400,"dur":1}])");
+  CheckDamaged("20-digit pid", R"([{"ph":"X","name":"a","ts":1,"dur":1,"pid":12345678901234567890}])", false);
+  CheckDamaged("negative dur", R"([{"ph":"X","name":"a","ts":1,"dur":-5}])");
+  for (const char* field : {"ph", "ts", "dur", "pid", "tid", "name", "args", "id", "id2", "cat", "s", "bind_id"}) {
+    for (const char* value : {"5", "{}", "[1]", "null", "true", "\"x\"", "-1"}) {
+      std::string ev = std::string(R"([{"ph":"X","name":"a","ts":1,"dur":1,")") + field + "\":" + value + "}]";
+      CheckDamaged(ev, ev, false);
+    }
+  }
+}
+
+TEST(Damage, InvalidUtf8IsDroppedWithItsOffset) {
+  std::string s = "[{\"ph\":\"i\",\"name\":\"ok\",\"ts\":1},{\"ph\":\"i\",\"name\":\"\xc3\x28\",\"ts\":2}]";
+  CheckDamaged("invalid utf-8", s);
+  MergeResult r = MergeInputs({{"u.json", s}}, {});
+  bool found = false;
+  for (auto& d : r.report.warnings) found |= d.code == Code::kBadJson && d.offset == 31;
+  EXPECT_TRUE(found) << r.report.Summary();
+}
+
+TEST(Damage, InflateLimitStopsAGzipBomb) {
+  std::string bomb = "[" + std::string(64 << 20, ' ') + "]";  // 64 MB of spaces → ~64 KB of gzip
+  Options o;
+  o.max_inflated_bytes = 1 << 20;
+  MergeResult r = MergeInputs({{kIntactName, kIntact}, {"bomb.json.gz", Gzip(bomb)}}, o);
+  ASSERT_FALSE(r.report.fatal);
+  bool too_large = false;
+  for (auto& d : r.report.warnings) too_large |= d.code == Code::kTooLarge && d.file == "bomb.json.gz";
+  EXPECT_TRUE(too_large);
+}
+
+}  // namespace tracemerge::test

@@ -1,0 +1,106 @@
+// All of ../shared/corpus/real merged in one run: nothing lost (count per
+// phase equal to an independent parse of the inputs), valid JSON, sorted,
+// no pid shared by two files, every pid named, every event accounted for.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "simdjson.h"
+#include "test_util.h"
+
+namespace tracemerge::test {
+namespace {
+
+using PhaseCounts = std::map<std::string, size_t>;
+
+// Counts non-metadata events per phase with simdjson's DOM parser (strict),
+// repairing only the documented idiom of an unclosed array.
+bool CountInput(const Input& in, PhaseCounts* counts) {
+  std::string text = in.bytes.size() > 2 && static_cast<unsigned char>(in.bytes[0]) == 0x1f ? Inflate(in.bytes) : in.bytes;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(text).get(doc)) {
+    while (!text.empty() && (isspace(static_cast<unsigned char>(text.back())) || text.back() == ',')) text.pop_back();
+    text += "]";
+    if (parser.parse(text).get(doc)) return false;
+  }
+  simdjson::dom::array events;
+  if (doc.get_array().get(events) && doc["traceEvents"].get_array().get(events)) return false;
+  for (simdjson::dom::element e : events) {
+    std::string_view ph;
+    if (e["ph"].get_string().get(ph) || ph == "M") continue;
+    (*counts)[std::string(ph)]++;
+  }
+  return true;
+}
+
+std::set<int64_t> Pids(const std::string& output) {
+  std::string err;
+  std::set<int64_t> pids;
+  for (auto& e : ParseOutput(output, &err)) pids.insert(e.pid);
+  return pids;
+}
+
+}  // namespace
+
+TEST(RealCorpus, EverythingMergesNothingIsLost) {
+  auto inputs = ReadTree(Corpus("real"));
+  ASSERT_GT(inputs.size(), 40u);
+  MergeResult r = MergeInputs(inputs, {});
+  ASSERT_FALSE(r.report.fatal);
+
+  PhaseCounts expected, got;
+  size_t traces = 0;
+  for (const Input& in : inputs)
+    if (in.name.find(".tsv") == std::string::npos) {
+      EXPECT_TRUE(CountInput(in, &expected)) << in.name;
+      traces++;
+    }
+
+  std::string err;
+  auto events = ParseOutput(r.output, &err);
+  ASSERT_EQ(err, "") << "output is not valid JSON";
+  std::set<int64_t> named, used;
+  double last_ts = -1e300;
+  bool in_meta = true;
+  for (auto& e : events) {
+    EXPECT_GT(e.pid, 0);
+    EXPECT_LT(e.pid, int64_t{1} << 31);
+    used.insert(e.pid);
+    if (e.ph == "M") {
+      EXPECT_TRUE(in_meta) << "metadata after events";
+      if (e.name == "process_name") named.insert(e.pid);
+      continue;
+    }
+    in_meta = false;
+    got[e.ph]++;
+    EXPECT_GE(e.ts, last_ts) << "not sorted at " << e.name;
+    last_ts = e.ts;
+  }
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(named, used) << "every pid has a process_name";
+
+  // No pid shared by two files: the pids of the files merged one by one add up.
+  size_t separate = 0;
+  for (const Input& in : inputs) {
+    if (in.name.find(".tsv") != std::string::npos) continue;
+    separate += Pids(MergeInputs({in}, {}).output).size();
+  }
+  EXPECT_EQ(separate, used.size());
+
+  // Every event read is kept, dropped with a warning, folded into track names,
+  // or left out with its empty process: nothing vanishes unaccounted.
+  size_t included = 0;
+  for (const SourceReport& s : r.report.sources) {
+    if (!s.included) continue;
+    included++;
+    EXPECT_EQ(s.events_read,
+              s.events_kept + s.events_dropped + s.events_outside + s.metadata_merged + s.metadata_unused)
+        << s.path;
+    EXPECT_EQ(s.events_dropped, 0u) << s.path;
+  }
+  EXPECT_EQ(included, traces);
+}
+
+}  // namespace tracemerge::test
