@@ -65,6 +65,15 @@ struct Merger::Impl {
   std::vector<Diagnostic> warnings;
   EventParser parser;
   uint64_t next_id = 1;
+  bool cancelled = false;
+  uint64_t bytes_total = 0, bytes_before = 0;  // inflated input, for progress
+  uint64_t tick = 0;
+
+  // Reports progress every 16384 calls; remembers a cancel.
+  void Tick(const char* stage, uint64_t done, uint64_t total, bool force = false) {
+    if (!opt.progress || cancelled || (++tick % 16384 != 0 && !force)) return;
+    if (!opt.progress(Progress{stage, done, total})) cancelled = true;
+  }
 
   void Warn(const Source& s, Code code, uint64_t offset, std::string msg) {
     warnings.push_back({code, s.path, offset, std::move(msg)});
@@ -207,6 +216,8 @@ void Merger::Impl::ParseEvent(uint32_t index, Span sp, int64_t* header_base, boo
   Source& s = sources[index];
   EventFields f;
   std::string error;
+  Tick("parse", bytes_before + sp.offset, bytes_total);
+  if (cancelled) return;
   s.report.events_read++;
   if (sp.length > UINT32_MAX) {
     s.report.events_dropped++;
@@ -296,6 +307,8 @@ void Merger::Impl::ParseMetrics(uint32_t index) {
   Source& s = sources[index];
   std::string_view data(s.data.data(), s.size);
   ScanLines(data, [&](Span sp) {
+    Tick("parse", bytes_before + sp.offset, bytes_total);
+    if (cancelled) return;
     MetricFields m;
     std::string error;
     s.report.events_read++;
@@ -609,10 +622,17 @@ Report Merger::Merge(const Sink& sink) {
   // Deterministic regardless of the order files were given or dropped in.
   std::stable_sort(m.sources.begin(), m.sources.end(),
                    [](const Source& a, const Source& b) { return a.path < b.path; });
-  for (uint32_t i = 0; i < m.sources.size(); i++)
-    if (m.sources[i].report.included) m.Parse(i);
+  for (const Source& s : m.sources)
+    if (s.report.included) m.bytes_total += s.size;
+  for (uint32_t i = 0; i < m.sources.size() && !m.cancelled; i++) {
+    if (!m.sources[i].report.included) continue;
+    m.Parse(i);
+    m.bytes_before += m.sources[i].size;
+    m.Tick("parse", m.bytes_before, m.bytes_total, true);
+  }
 
-  bool ok = m.ResolveWindow(&report);
+  bool ok = !m.cancelled && m.ResolveWindow(&report);
+  if (m.cancelled) report.fatal = Diagnostic{Code::kCancelled, "", 0, "merge cancelled"};
   if (ok) {
     m.Filter(report);
     bool any = false;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +25,11 @@ namespace tracemerge {
 constexpr const char* kVersion = "0.1.0";
 
 enum class Unit { kTime, kStep };
+
+struct Progress {
+  const char* stage = "";  // "parse" (done/total = input bytes) or "write" (events)
+  uint64_t done = 0, total = 0;
+};
 enum class Group { kSource, kPhase };
 
 struct Options {
@@ -37,6 +43,9 @@ struct Options {
   bool gzip = false;
   uint64_t max_inflated_bytes = uint64_t{4} << 30;  // per file
   int max_depth = 256;                              // JSON nesting per event
+  // Called now and then during Merge(); return false to cancel. A cancelled
+  // merge reports CANCELLED; bytes already sent to the sink are incomplete.
+  std::function<bool(const Progress&)> progress;
 };
 
 // Parses "--only" style names and "time"/"step", "source"/"phase".

@@ -69,6 +69,7 @@ void WriteOutput(std::vector<Source>& sources, const std::vector<Event>& events,
                  const std::vector<std::pair<uint32_t, std::string>>& process_names,
                  const std::vector<std::tuple<uint32_t, uint32_t, std::string>>& thread_names,
                  EventParser& parser, const Options& options, Report* report, const Sink& sink);
+// (WriteOutput sets report->fatal to CANCELLED when options.progress says stop.)
 
 std::string JsonEscape(std::string_view s);
 

@@ -148,7 +148,16 @@ void WriteOutput(std::vector<Source>& sources, const std::vector<Event>& events,
     w.MaybeFlush();
   };
   for (uint32_t i : meta) write_event(i);
-  for (uint32_t i : order) write_event(i);
+  const uint64_t total = order.size();
+  for (uint64_t n = 0; n < total; n++) {
+    if (options.progress && n % 16384 == 16383 && !options.progress(Progress{"write", n, total})) {
+      report->fatal = Diagnostic{Code::kCancelled, "", 0, "merge cancelled while writing"};
+      w.Flush();
+      return;
+    }
+    write_event(order[n]);
+  }
+  if (options.progress) options.progress(Progress{"write", total, total});
   for (Source& s : sources) report->sources.push_back(s.report);
   out += "\n],\n\"displayTimeUnit\":\"ms\",\n\"metadata\":{\"tracemerge\":";
   out += report->ToJson();

@@ -25,6 +25,8 @@ const char* CodeName(Code code) {
     case Code::kNote: return "NOTE";
     case Code::kUsage: return "USAGE";
     case Code::kIo: return "IO";
+    case Code::kCancelled: return "CANCELLED";
+    case Code::kOutOfMemory: return "OUT_OF_MEMORY";
   }
   return "?";
 }

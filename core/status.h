@@ -26,6 +26,8 @@ enum class Code {
   kNote,           // informational: a tolerated idiom was seen (unclosed array, ...)
   kUsage,          // bad options
   kIo,             // a file could not be read or written
+  kCancelled,      // the caller cancelled the merge (progress callback returned false)
+  kOutOfMemory,    // the wasm heap is exhausted (set by the JS glue after an abort)
 };
 
 const char* CodeName(Code code);

@@ -327,3 +327,30 @@ TEST(Input, BadEventsAreReportedWithOffsetAndTheRestMerges) {
 }
 
 }  // namespace tracemerge::test
+
+namespace tracemerge::test {
+
+TEST(Progress, ReportsStagesAndCanCancel) {
+  std::string trace = "[";
+  for (int i = 0; i < 50000; i++) trace += R"({"ph":"i","name":"e","pid":1,"ts":)" + std::to_string(i) + "},";
+  trace += "]";
+  std::vector<std::string> stages;
+  Options o;
+  o.progress = [&](const Progress& p) {
+    if (stages.empty() || stages.back() != p.stage) stages.push_back(p.stage);
+    EXPECT_LE(p.done, p.total);
+    return true;
+  };
+  MergeResult r = MergeInputs({{"t.json", trace}}, o);
+  ASSERT_FALSE(r.report.fatal);
+  EXPECT_EQ(stages, (std::vector<std::string>{"parse", "write"}));
+
+  for (const char* stop_at : {"parse", "write"}) {
+    o.progress = [&](const Progress& p) { return std::string(p.stage) != stop_at; };
+    r = MergeInputs({{"t.json", trace}}, o);
+    ASSERT_TRUE(r.report.fatal) << stop_at;
+    EXPECT_EQ(r.report.fatal->code, Code::kCancelled);
+  }
+}
+
+}  // namespace tracemerge::test

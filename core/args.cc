@@ -1,0 +1,113 @@
+#include "args.h"
+
+#include "numbers.h"
+
+namespace tracemerge {
+
+const char kUsage[] =
+    "usage: tracemerge [merge] [options] PATH...\n"
+    "Merges Chrome/Perfetto trace-event JSON (.json, .json.gz) and SageMaker Debugger\n"
+    "profiler output into one timeline with absolute Unix-µs times.\n"
+    "PATH is a file or a folder (walked recursively, like a folder dropped on the page).\n"
+    "\n"
+    "  -o FILE              output file; '-' = stdout; a .gz name gzips. Default:\n"
+    "                       <end_us>_merged_timeline.json in the first folder given\n"
+    "  --start N, --end N   window: Unix µs (--unit time) or steps (--unit step);\n"
+    "                       events overlapping the window are kept, ends included\n"
+    "  --unit time|step     default time; step windows exclude the end step (as smdebug)\n"
+    "  --only KIND          merge only these kinds (repeatable): pythontimeline.json,\n"
+    "                       model_timeline.json, trace.json.gz, horovod_timeline.json,\n"
+    "                       system, other\n"
+    "  --group source|phase one process per source (default) or per phase name\n"
+    "  --offset PATH=US     shift a source's times by US µs (repeatable; PATH may be a\n"
+    "                       file name, a path or a folder)\n"
+    "  --gzip               gzip the output (implied by a .gz output name)\n"
+    "  --report FILE.json   also write the report as JSON\n"
+    "  --max-file-mb N      per-file inflated size limit (default 4096)\n"
+    "  --quiet              print only errors\n"
+    "  --version, --help\n";
+
+namespace {
+
+bool ParseInt(const std::string& s, int64_t* out) {
+  auto v = ParseScaled(s, 1);
+  if (!v || s.find_first_of(".eE\"") != std::string::npos) return false;
+  *out = *v;
+  return true;
+}
+
+Status Usage(std::string msg) { return Status::Error(Code::kUsage, std::move(msg)); }
+
+}  // namespace
+
+Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
+  *a = Args{};
+  size_t i = !argv.empty() && argv[0] == "merge" ? 1 : 0;
+  bool only_given = false;
+  for (; i < argv.size(); i++) {
+    const std::string& k = argv[i];
+    std::string v;
+    auto value = [&] {
+      if (i + 1 >= argv.size()) return false;
+      v = argv[++i];
+      return true;
+    };
+    int64_t n = 0;
+    Options& o = a->options;
+    if (k == "--help" || k == "-h") {
+      a->help = true;
+    } else if (k == "--version") {
+      a->version = true;
+    } else if (k == "-o" || k == "--output") {
+      if (!value()) return Usage(k + " needs a file name");
+      a->output = v;
+    } else if (k == "--start" || k == "--end") {
+      if (!value() || !ParseInt(v, &n)) return Usage(k + " needs an integer (µs or step)");
+      (k == "--start" ? o.start : o.end) = n;
+    } else if (k == "--unit") {
+      if (!value()) return Usage("--unit needs time or step");
+      if (Status s = ParseUnit(v, &o.unit); !s.ok()) return s;
+    } else if (k == "--group") {
+      if (!value()) return Usage("--group needs source or phase");
+      if (Status s = ParseGroup(v, &o.group); !s.ok()) return s;
+    } else if (k == "--only") {
+      if (!value()) return Usage("--only needs a kind");
+      auto kind = KindFromFilterName(v);
+      if (!kind) return Usage("unknown kind for --only: '" + v + "'");
+      if (!only_given) o.kinds = 0;
+      only_given = true;
+      o.kinds |= KindBit(*kind);
+    } else if (k == "--offset") {
+      size_t eq;
+      if (!value() || (eq = v.rfind('=')) == std::string::npos || eq == 0 || !ParseInt(v.substr(eq + 1), &n))
+        return Usage("--offset needs PATH=MICROSECONDS");
+      o.offsets_us.push_back({v.substr(0, eq), n});
+    } else if (k == "--gzip") {
+      o.gzip = true;
+    } else if (k == "--report") {
+      if (!value()) return Usage("--report needs a file name");
+      a->report_path = v;
+    } else if (k == "--max-file-mb") {
+      if (!value() || !ParseInt(v, &n) || n <= 0 || n > (int64_t{1} << 30)) return Usage("--max-file-mb needs a positive integer");
+      o.max_inflated_bytes = static_cast<uint64_t>(n) << 20;
+    } else if (k == "--quiet" || k == "-q") {
+      a->quiet = true;
+    } else if (k.size() > 1 && k[0] == '-') {
+      return Usage("unknown option '" + k + "'");
+    } else {
+      a->paths.push_back(k);
+    }
+  }
+  if (a->options.start && a->options.end && *a->options.start > *a->options.end)
+    return Usage("--start is after --end");
+  const std::string& out = a->output;
+  if (out.size() > 3 && out.compare(out.size() - 3, 3, ".gz") == 0) a->options.gzip = true;
+  return {};
+}
+
+std::string DefaultOutputName(const Report& r, bool gzip) {
+  int64_t end_ns = r.window_bounded && r.window_end_ns != INT64_MAX ? r.window_end_ns : r.last_end_ns;
+  return std::to_string(end_ns / 1000) + "_merged_timeline.json" + (gzip ? ".gz" : "");
+}
+
+}  // namespace tracemerge

@@ -1,0 +1,31 @@
+// The command line, parsed once for both CLIs (native and `node tracemerge-cli.mjs`),
+// so their flags cannot drift apart. No I/O here.
+//
+//   ParseArgs({"merge","job/","--unit","step","--start","2","--end","4","-o","m.json"}, &a)
+//   → a.paths = {"job/"}, a.options.unit = kStep, a.options.start = 2, a.output = "m.json"
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "merger.h"
+
+namespace tracemerge {
+
+extern const char kUsage[];
+
+struct Args {
+  Options options;
+  std::string output;       // "" = default name, "-" = stdout
+  std::string report_path;  // --report
+  bool quiet = false, help = false, version = false;
+  std::vector<std::string> paths;
+};
+
+// kUsage on errors is the caller's to print; the Status says what was wrong.
+Status ParseArgs(const std::vector<std::string>& args, Args* out);
+
+// "<end_us>_merged_timeline.json[.gz]" — the reference's default name.
+std::string DefaultOutputName(const Report& report, bool gzip);
+
+}  // namespace tracemerge
