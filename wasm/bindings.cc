@@ -1,0 +1,80 @@
+// Embind glue, deliberately thin: a Merger fed in chunks, output handed to JS
+// as views that JS copies at once (the heap may grow later), results as JSON.
+// No exceptions cross the boundary; errors are data in the result.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "args.h"
+#include "merger.h"
+
+using emscripten::val;
+namespace tmg = tracemerge;
+
+namespace {
+
+class JsMerger {
+ public:
+  // argv: the CLI's options as strings, e.g. ["--unit","step","--start","2"].
+  explicit JsMerger(val argv) {
+    status_ = tmg::ParseArgs(emscripten::vecFromJSArray<std::string>(argv), &args_);
+    args_.options.progress = [this](const tmg::Progress& p) {
+      return on_progress_.isUndefined() ||
+             on_progress_(std::string(p.stage), static_cast<double>(p.done), static_cast<double>(p.total))
+                 .as<bool>();
+    };
+    merger_ = std::make_unique<tmg::Merger>(args_.options);
+  }
+
+  std::string error() const { return status_.ok() ? "" : status_.message; }
+  void beginSource(const std::string& path) { merger_->BeginSource(path); }
+  void appendChunk(val bytes) {
+    const size_t n = bytes["length"].as<size_t>();
+    buf_.resize(n);
+    val(emscripten::typed_memory_view(n, buf_.data())).call<void>("set", bytes);
+    merger_->AppendChunk(std::string_view(buf_.data(), n));
+  }
+  void endSource() { merger_->EndSource(); }
+
+  // onChunk(Uint8Array view) must copy the view before returning.
+  // onProgress(stage, done, total) returns false to cancel.
+  std::string merge(val on_chunk, val on_progress) {
+    on_progress_ = on_progress;
+    tmg::Report report = merger_->Merge([&](std::string_view c) {
+      on_chunk(val(emscripten::typed_memory_view(c.size(), reinterpret_cast<const uint8_t*>(c.data()))));
+    });
+    on_progress_ = val::undefined();
+    std::vector<char>().swap(buf_);
+    return tmg::ResultJson(report, args_.options.gzip);
+  }
+
+ private:
+  tmg::Args args_;
+  tmg::Status status_;
+  std::unique_ptr<tmg::Merger> merger_;
+  std::vector<char> buf_;
+  val on_progress_ = val::undefined();
+};
+
+std::string ParseArgsJson(val argv) {
+  tmg::Args args;
+  tmg::Status s = tmg::ParseArgs(emscripten::vecFromJSArray<std::string>(argv), &args);
+  return tmg::ArgsJson(args, s);
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(tracemerge) {
+  emscripten::class_<JsMerger>("Merger")
+      .constructor<val>()
+      .function("error", &JsMerger::error)
+      .function("beginSource", &JsMerger::beginSource)
+      .function("appendChunk", &JsMerger::appendChunk)
+      .function("endSource", &JsMerger::endSource)
+      .function("merge", &JsMerger::merge);
+  emscripten::function("parseArgs", &ParseArgsJson);
+  emscripten::constant("version", std::string(tmg::kVersion));
+}

@@ -1,0 +1,31 @@
+// The one message protocol between the page (tracemerge-client.mjs) and the
+// worker (tracemerge-worker.mjs). Every message carries the request id.
+//
+// page → worker
+//   { type: 'merge',  id, files: [{ name, data: File|Blob|ArrayBuffer }], options }
+//   { type: 'cancel', id }
+// worker → page
+//   { type: 'progress', id, stage: 'read'|'parse'|'write', bytesDone, bytesTotal,
+//     eventsDone, eventsTotal, mbPerSec }                       (at most ~10 per second)
+//   { type: 'done',  id, chunks: ArrayBuffer[] (transferred), result }
+//   { type: 'error', id, error: { code, message, file, offset, bytesRead } }
+export const MSG = Object.freeze({
+  MERGE: 'merge',
+  CANCEL: 'cancel',
+  PROGRESS: 'progress',
+  DONE: 'done',
+  ERROR: 'error',
+});
+
+export const PROGRESS_INTERVAL_MS = 100;
+
+// Error objects cross postMessage as plain data.
+export function errorData(e) {
+  return {
+    code: e?.code ?? 'ABORT',
+    message: e?.message ?? String(e),
+    file: e?.file ?? '',
+    offset: e?.offset ?? 0,
+    bytesRead: e?.bytesRead ?? 0,
+  };
+}

@@ -1,0 +1,131 @@
+#!/usr/bin/env node
+// The native CLI's twin on the wasm core: same flags (parsed by the same C++),
+// same folder walk and source names, byte-identical output.
+//   node build/wasm/tracemerge-cli.mjs [merge] [options] PATH...
+import fs from 'node:fs';
+import path from 'node:path';
+import { createMerger, loadCore, TraceMergeError } from './tracemerge.mjs';
+
+const CHUNK = 1 << 20;
+
+// Folders are walked like a dropped folder: "<folder name>/<relative path>", sorted.
+function collect(arg, inputs, errors) {
+  let st;
+  try {
+    st = fs.statSync(arg);
+  } catch {
+    errors.push(`${arg}: no such file or folder`);
+    return;
+  }
+  if (st.isDirectory()) {
+    const label = path.basename(path.resolve(arg)) || path.resolve(arg);
+    const found = [];
+    const walk = (dir, rel) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, e.name);
+        const r = rel ? `${rel}/${e.name}` : e.name;
+        if (e.isDirectory()) walk(full, r);
+        else if (e.isFile()) found.push({ disk: full, name: `${label}/${r}` });
+      }
+    };
+    walk(arg, '');
+    // Byte order, as the native CLI's std::sort on std::string.
+    found.sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
+    inputs.push(...found);
+  } else {
+    let name = arg.split(path.sep).join('/');
+    while (name.startsWith('./')) name = name.slice(2);
+    inputs.push({ disk: arg, name });
+  }
+}
+
+function* fileChunks(file) {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(CHUNK);
+    for (let n; (n = fs.readSync(fd, buf, 0, CHUNK, null)) > 0;) yield buf.subarray(0, n);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+async function main(argv) {
+  const core = await loadCore();
+  const args = JSON.parse(core.parseArgs(argv));
+  if (args.error) {
+    process.stderr.write(`tracemerge: ${args.error}\n\n${args.usage}`);
+    return 2;
+  }
+  if (args.help) return process.stdout.write(args.usage), 0;
+  if (args.version) return process.stdout.write(`${args.version_text}\n`), 0;
+  if (!args.paths.length) {
+    process.stderr.write(`tracemerge: no input: give files or folders\n\n${args.usage}`);
+    return 2;
+  }
+  const inputs = [];
+  const errors = [];
+  for (const p of args.paths) collect(p, inputs, errors);
+  for (const e of errors) process.stderr.write(`tracemerge: ${e}\n`);
+  if (!inputs.length) {
+    process.stderr.write('tracemerge: no input files found\n');
+    return 1;
+  }
+
+  const merger = await createMerger(argv, { core });
+  for (const input of inputs) {
+    try {
+      fs.accessSync(input.disk, fs.constants.R_OK);
+    } catch (e) {
+      process.stderr.write(`tracemerge: ${input.disk}: ${e.message}\n`);
+      continue;
+    }
+    await merger.addSource(input.name, fileChunks(input.disk));
+  }
+
+  const toStdout = args.output === '-';
+  let dir = '.';
+  if (args.output && !toStdout) dir = path.dirname(args.output);
+  else if (!args.output && fs.statSync(args.paths[0], { throwIfNoEntry: false })?.isDirectory()) dir = args.paths[0];
+  const tmp = path.join(dir, `.tracemerge-${process.pid}.tmp`);
+  let fd;
+  try {
+    fd = toStdout ? 1 : fs.openSync(tmp, 'w');
+  } catch (e) {
+    process.stderr.write(`tracemerge: cannot write in ${dir}: ${e.message}\n`);
+    return 1;
+  }
+  let writeFailed = false;
+  const { result } = merger.merge({
+    onChunk: (bytes) => {
+      try {
+        for (let off = 0; off < bytes.length;) off += fs.writeSync(fd, bytes, off);
+      } catch {
+        writeFailed = true;
+      }
+    },
+  });
+  if (!toStdout) fs.closeSync(fd);
+  if (result.fatal || writeFailed) {
+    if (!toStdout) fs.rmSync(tmp, { force: true });
+    process.stderr.write(result.summary);
+    if (writeFailed) process.stderr.write('tracemerge: writing the output failed\n');
+    return 1;
+  }
+  const finalName = args.output || path.join(dir, result.outputName);
+  if (!toStdout) fs.renameSync(tmp, finalName);
+  if (args.report) fs.writeFileSync(args.report, `${JSON.stringify(result.report)}\n`);
+  if (!args.quiet) {
+    process.stderr.write(result.summary);
+    if (!toStdout) process.stderr.write(`wrote ${finalName}\n`);
+  }
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => { process.exitCode = code; },
+  (e) => {
+    const err = e instanceof TraceMergeError ? `${e.code}: ${e.message}` : e.stack ?? String(e);
+    process.stderr.write(`tracemerge: ${err}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,42 @@
+// Worker entry: runs merges off the page's thread. Works as a browser module
+// Worker and as a Node worker_threads Worker. Protocol: protocol.mjs.
+import { MSG, PROGRESS_INTERVAL_MS, errorData } from './protocol.mjs';
+import { mergeFiles } from './tracemerge.mjs';
+
+const port = typeof self !== 'undefined' && typeof self.postMessage === 'function'
+  ? self
+  : (await import('node:worker_threads')).parentPort;
+const post = (msg, transfer = []) => port.postMessage(msg, transfer);
+const cancels = new Map();  // id → AbortController
+
+async function runMerge({ id, files, options }) {
+  const abort = new AbortController();
+  cancels.set(id, abort);
+  const started = Date.now();
+  let last = 0;
+  const totals = { bytesDone: 0, bytesTotal: 0, eventsDone: 0, eventsTotal: 0 };
+  const onProgress = (p) => {
+    Object.assign(totals, p);
+    const now = Date.now();
+    if (now - last < PROGRESS_INTERVAL_MS && p.eventsDone !== p.eventsTotal) return;
+    last = now;
+    const seconds = Math.max((now - started) / 1000, 1e-3);
+    post({ type: MSG.PROGRESS, id, ...totals, mbPerSec: totals.bytesDone / 1e6 / seconds });
+  };
+  try {
+    const { chunks, result } = await mergeFiles(files, options, { onProgress, signal: abort.signal, output: 'chunks' });
+    const buffers = chunks.map((c) => c.buffer);
+    post({ type: MSG.DONE, id, chunks: buffers, result }, buffers);
+  } catch (e) {
+    post({ type: MSG.ERROR, id, error: errorData(e) });
+  } finally {
+    cancels.delete(id);
+  }
+}
+
+function onMessage(msg) {
+  if (msg.type === MSG.MERGE) runMerge(msg);
+  else if (msg.type === MSG.CANCEL) cancels.get(msg.id)?.abort();
+}
+if (typeof port.on === 'function') port.on('message', onMessage);  // Node worker_threads
+else port.onmessage = (event) => onMessage(event.data);             // browser Worker

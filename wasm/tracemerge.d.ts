@@ -1,0 +1,82 @@
+// Types for build/wasm/tracemerge.mjs and tracemerge-client.mjs.
+
+export interface MergeOptions {
+  /** Window start: Unix µs (unit "time") or a step number (unit "step"). */
+  start?: number | string;
+  end?: number | string;
+  unit?: 'time' | 'step';
+  /** Suffix filter: "pythontimeline.json", "model_timeline.json", "trace.json.gz",
+   *  "horovod_timeline.json", "system", "other". Default: all. */
+  only?: string[];
+  group?: 'source' | 'phase';
+  /** Manual clock offsets in µs by path (exact path, folder prefix or file name). */
+  offsets?: Record<string, number> | [string, number][];
+  gzip?: boolean;
+  /** Per-file inflated size limit in MB (default 4096). */
+  maxFileMb?: number;
+}
+
+export interface Diagnostic { code: string; file: string; offset: number; message: string; }
+
+export interface SourceReport {
+  path: string; kind: string; node: string; included: boolean; note: string;
+  bytes: number; inflated_bytes: number; events: number; kept: number; dropped: number;
+  outside_window: number; metadata_merged: number; metadata_unused: number;
+  time_base: string; absolute: boolean; offset_us: number;
+}
+
+export interface Report {
+  version: string;
+  window: { start_us?: number; end_us?: number; start_step?: number; end_step?: number; text: string };
+  events: number;
+  sources: SourceReport[];
+  warnings: Diagnostic[];
+}
+
+export interface MergeResult {
+  fatal: (Diagnostic & { code: string }) | null;
+  summary: string;
+  outputName: string;
+  eventsWritten: number;
+  bytesWritten: number;
+  report: Report;
+}
+
+export interface Progress {
+  stage: 'read' | 'parse' | 'write';
+  bytesDone?: number; bytesTotal?: number; eventsDone?: number; eventsTotal?: number;
+  mbPerSec?: number; file?: string;
+}
+
+export type FileLike = File | { name: string; data: Blob | Uint8Array | ArrayBuffer | Iterable<Uint8Array> | AsyncIterable<Uint8Array> };
+
+export declare class TraceMergeError extends Error {
+  code: 'USAGE' | 'CANCELLED' | 'OUT_OF_MEMORY' | 'ABORT' | 'UNKNOWN_STEP' | 'NOT_A_TRACE' | string;
+  file: string;
+  offset: number;
+  bytesRead?: number;
+}
+
+export interface Merger {
+  readonly bytesRead: number;
+  addSource(name: string, data: FileLike['data'] | Blob, opts?: { signal?: AbortSignal }): Promise<void>;
+  merge(opts?: { onChunk?: (bytes: Uint8Array) => void;
+                 onProgress?: (stage: string, done: number, total: number) => boolean | void }):
+    { chunks: Uint8Array[]; result: MergeResult };
+  delete(): void;
+}
+
+export declare function createMerger(options?: MergeOptions | string[]): Promise<Merger>;
+export declare function mergeFiles(files: Iterable<FileLike>, options?: MergeOptions,
+  opts?: { onProgress?: (p: Progress) => void; signal?: AbortSignal; output?: 'blob' | 'chunks' }):
+  Promise<{ blob?: Blob; chunks?: Uint8Array[]; report: Report; result: MergeResult }>;
+export declare function optionsToArgs(options: MergeOptions): string[];
+export declare function sourceName(file: File): string;
+
+export declare class MergeClient {
+  constructor(opts?: { workerUrl?: URL | string; createWorker?: () => Promise<Worker> });
+  merge(files: Iterable<FileLike>, options?: MergeOptions, opts?: { onProgress?: (p: Progress) => void }):
+    Promise<{ blob?: Blob; chunks: Uint8Array[]; report: Report; result: MergeResult }>;
+  cancel(): void;
+  terminate(): void;
+}

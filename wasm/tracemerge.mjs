@@ -1,0 +1,198 @@
+// tracemerge — the merge core as an ES module (browser, worker or Node).
+//
+//   import { mergeFiles } from './tracemerge.mjs';
+//   const { blob, report } = await mergeFiles(fileList, { start: 1594662618874598, end: 1594662623418701 });
+//
+// Files are streamed into the wasm heap chunk by chunk (never one giant string);
+// output leaves as JS-owned Uint8Array chunks. Errors are objects
+// { code, message, file, offset } — thrown as TraceMergeError.
+
+const isNode = typeof process === 'object' && !!process.versions?.node;
+
+export class TraceMergeError extends Error {
+  constructor({ code, message, file = '', offset = 0, ...extra }) {
+    super(message);
+    this.name = 'TraceMergeError';
+    Object.assign(this, { code, file, offset }, extra);
+  }
+}
+
+let corePromise = null;
+
+// Loads (once) the Emscripten module. `factory` overrides it (tests use a small-heap build).
+export async function loadCore(factory) {
+  if (!factory && corePromise) return corePromise;
+  const load = async () => {
+    if (isNode && !globalThis.__dirname) {
+      // Emscripten 3.1.6's ES6 output still uses require/__dirname under Node.
+      const { createRequire } = await import('node:module');
+      globalThis.require ??= createRequire(import.meta.url);
+      globalThis.__dirname = new URL('.', import.meta.url).pathname;
+    }
+    const create = factory ?? (await import('./tracemerge-core.mjs')).default;
+    let aborted = null;
+    const core = await create({
+      print: () => {},
+      printErr: () => {},
+      onAbort: (what) => { aborted = String(what); },
+    });
+    core.abortReason = () => aborted;
+    return core;
+  };
+  if (factory) return load();
+  corePromise = load();
+  corePromise.catch(() => { corePromise = null; });
+  return corePromise;
+}
+
+// A wasm abort (out of memory, a bug) leaves the instance unusable: forget it.
+function resetCore() { corePromise = null; }
+
+// { start, end, unit, only, group, offsets, gzip, maxFileMb } → the CLI's flags.
+export function optionsToArgs(o = {}) {
+  const args = [];
+  if (o.start !== undefined && o.start !== null && o.start !== '') args.push('--start', String(o.start));
+  if (o.end !== undefined && o.end !== null && o.end !== '') args.push('--end', String(o.end));
+  if (o.unit) args.push('--unit', o.unit);
+  if (o.group) args.push('--group', o.group);
+  for (const kind of o.only ?? []) args.push('--only', kind);
+  const offsets = Array.isArray(o.offsets) ? o.offsets : Object.entries(o.offsets ?? {});
+  for (const [path, us] of offsets) args.push('--offset', `${path}=${us}`);
+  if (o.gzip) args.push('--gzip');
+  if (o.maxFileMb) args.push('--max-file-mb', String(o.maxFileMb));
+  return args;
+}
+
+const CHUNK = 1 << 20;
+
+// Yields Uint8Array chunks of a File/Blob, Uint8Array or ArrayBuffer.
+async function* chunksOf(data) {
+  if (data instanceof Uint8Array) {
+    for (let i = 0; i < data.length; i += CHUNK) yield data.subarray(i, i + CHUNK);
+  } else if (data instanceof ArrayBuffer) {
+    yield* chunksOf(new Uint8Array(data));
+  } else if (data && typeof data.slice === 'function' && typeof data.size === 'number') {
+    for (let i = 0; i < data.size; i += CHUNK) yield new Uint8Array(await data.slice(i, i + CHUNK).arrayBuffer());
+  } else if (data && (data[Symbol.asyncIterator] || data[Symbol.iterator])) {
+    yield* data;  // an iterator of Uint8Array chunks (each is copied before the next is read)
+  } else {
+    throw new TraceMergeError({ code: 'USAGE', message: 'file data must be a Blob, File, Uint8Array, ArrayBuffer or chunk iterator' });
+  }
+}
+
+// A merger fed source by source. Call delete() when done (or let merge() do it).
+export async function createMerger(options = {}, { core } = {}) {
+  core ??= await loadCore();
+  const args = Array.isArray(options) ? options : optionsToArgs(options);
+  let m;
+  try {
+    m = new core.Merger(args);
+  } catch (e) {
+    throw wrapAbort(core, e, 0);
+  }
+  const usage = m.error();
+  if (usage) {
+    m.delete();
+    throw new TraceMergeError({ code: 'USAGE', message: usage });
+  }
+  let bytesRead = 0;
+  let alive = true;
+  const guard = (fn) => {
+    if (!alive) throw new TraceMergeError({ code: 'USAGE', message: 'this merger was already used or deleted' });
+    try {
+      return fn();
+    } catch (e) {
+      alive = false;
+      throw wrapAbort(core, e, bytesRead);
+    }
+  };
+  return {
+    get bytesRead() { return bytesRead; },
+    // Streams one source in; `name` is its relative path ("job/framework/…").
+    async addSource(name, data, { signal } = {}) {
+      guard(() => m.beginSource(name));
+      for await (const chunk of chunksOf(data)) {
+        if (signal?.aborted) throw cancelled(bytesRead);
+        guard(() => m.appendChunk(chunk));
+        bytesRead += chunk.length;
+      }
+      guard(() => m.endSource());
+    },
+    // Runs the merge; returns { chunks, result } where result has fatal, summary, outputName, report.
+    merge({ onChunk, onProgress } = {}) {
+      const chunks = [];
+      // The view points into the wasm heap, which may move: copy it at once.
+      const copy = (view) => (onChunk ? onChunk(view.slice()) : chunks.push(view.slice()));
+      const progress = (stage, done, total) => (onProgress ? onProgress(stage, done, total) !== false : true);
+      const json = guard(() => m.merge(copy, progress));
+      this.delete();
+      return { chunks, result: JSON.parse(json) };
+    },
+    delete() {
+      if (alive) m.delete();
+      alive = false;
+    },
+  };
+}
+
+function cancelled(bytesRead) {
+  return new TraceMergeError({ code: 'CANCELLED', message: 'merge cancelled', bytesRead });
+}
+
+function wrapAbort(core, e, bytesRead) {
+  if (e instanceof TraceMergeError) return e;
+  const reason = core.abortReason?.() ?? String(e?.message ?? e);
+  resetCore();
+  const oom = /memory|alloc|Cannot enlarge/i.test(reason) || e instanceof RangeError;
+  return new TraceMergeError({
+    code: oom ? 'OUT_OF_MEMORY' : 'ABORT',
+    message: oom
+      ? `out of memory after reading ${bytesRead} bytes of input (the browser allows a 4 GB wasm heap)`
+      : `the merge engine stopped: ${reason}`,
+    bytesRead,
+  });
+}
+
+// Names a File the way a dropped folder names it.
+export function sourceName(file) {
+  return file.webkitRelativePath || file.path || file.name;
+}
+
+// One call: files = File[] | { name, data }[]. Resolves { blob | chunks, report, result }.
+export async function mergeFiles(files, options = {}, { onProgress, signal, core, output = 'blob' } = {}) {
+  const merger = await createMerger(options, { core });
+  try {
+    const list = [...files].map((f) => ('data' in f && 'name' in f && !(f instanceof Blob) ? f : { name: sourceName(f), data: f }));
+    const bytesTotal = list.reduce((n, f) => n + (f.data.size ?? f.data.byteLength ?? 0), 0);
+    let eventsTotal = 0;
+    for (const f of list) {
+      await merger.addSource(f.name, f.data, { signal });
+      onProgress?.({ stage: 'read', bytesDone: merger.bytesRead, bytesTotal, file: f.name });
+    }
+    if (signal?.aborted) throw cancelled(merger.bytesRead);
+    const { chunks, result } = merger.merge({
+      onProgress: (stage, done, total) => {
+        if (stage === 'write') eventsTotal = total;
+        onProgress?.(stage === 'parse'
+          ? { stage, bytesDone: done, bytesTotal: total }
+          : { stage, eventsDone: done, eventsTotal: total });
+        return !signal?.aborted;
+      },
+    });
+    if (result.fatal) throw new TraceMergeError({ ...result.fatal, result });
+    const type = options.gzip ? 'application/gzip' : 'application/json';
+    return {
+      report: result.report,
+      result,
+      eventsTotal,
+      ...(output === 'chunks' || typeof Blob === 'undefined' ? { chunks } : { blob: new Blob(chunks, { type }) }),
+    };
+  } finally {
+    merger.delete();
+  }
+}
+
+export async function parseArgs(argv) {
+  const core = await loadCore();
+  return JSON.parse(core.parseArgs(argv));
+}
