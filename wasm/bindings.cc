@@ -4,7 +4,10 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -15,6 +18,16 @@ using emscripten::val;
 namespace tmg = tracemerge;
 
 namespace {
+
+// Without exceptions a failed allocation aborts silently; say why first, so
+// the JS glue can report OUT_OF_MEMORY instead of a bare abort.
+const bool kNewHandlerInstalled = [] {
+  std::set_new_handler([] {
+    std::fputs("tracemerge: OUT_OF_MEMORY\n", stderr);
+    std::abort();
+  });
+  return true;
+}();
 
 class JsMerger {
  public:

@@ -31,12 +31,13 @@ export async function loadCore(factory) {
     }
     const create = factory ?? (await import('./tracemerge-core.mjs')).default;
     let aborted = null;
+    let lastError = '';
     const core = await create({
       print: () => {},
-      printErr: () => {},
-      onAbort: (what) => { aborted = String(what); },
+      printErr: (text) => { lastError = String(text); },
+      onAbort: (what) => { aborted = `${lastError} ${what ?? ''}`.trim(); },
     });
-    core.abortReason = () => aborted;
+    core.abortReason = () => aborted ?? lastError;
     return core;
   };
   if (factory) return load();
@@ -143,7 +144,7 @@ function wrapAbort(core, e, bytesRead) {
   if (e instanceof TraceMergeError) return e;
   const reason = core.abortReason?.() ?? String(e?.message ?? e);
   resetCore();
-  const oom = /memory|alloc|Cannot enlarge/i.test(reason) || e instanceof RangeError;
+  const oom = /OUT_OF_MEMORY|Cannot enlarge memory|out of memory/i.test(reason) || e instanceof RangeError;
   return new TraceMergeError({
     code: oom ? 'OUT_OF_MEMORY' : 'ABORT',
     message: oom

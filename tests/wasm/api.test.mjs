@@ -1,0 +1,108 @@
+// The ES module API: options round-trip to the same bytes as the native CLI,
+// errors carry file and offset, cancel works, out-of-memory recovers, no leaks.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { CORPUS, GOLDEN, NATIVE_CLI, WASM, concat, readTree, run } from './helpers.mjs';
+
+const api = await import(path.join(WASM, 'tracemerge.mjs'));
+const { mergeFiles, createMerger, loadCore, optionsToArgs, TraceMergeError } = api;
+const MERGE_TRACES = path.join(CORPUS, 'smdebug/tests/profiler/resources/merge_traces');
+const COMBINED = path.join(CORPUS, 'smdebug/constructed/combined_job');
+
+test('options objects round-trip to the native CLI flags and bytes', async () => {
+  const cases = [
+    [{}, []],
+    [{ start: 1594662618874598, end: 1594662623418701 }, ['--start', '1594662618874598', '--end', '1594662623418701']],
+    [{ unit: 'step', start: 2, end: 4, group: 'phase' }, ['--start', '2', '--end', '4', '--unit', 'step', '--group', 'phase']],
+    [{ only: ['pythontimeline.json', 'system'] }, ['--only', 'pythontimeline.json', '--only', 'system']],
+    [{ offsets: { 'combined_job/system': 1500 } }, ['--offset', 'combined_job/system=1500']],
+    [{ gzip: true }, ['--gzip']],
+  ];
+  for (const [options, flags] of cases) {
+    assert.deepEqual(optionsToArgs(options), flags);
+    const { chunks } = await mergeFiles(readTree(COMBINED), options, { output: 'chunks' });
+    const native = run(NATIVE_CLI, [COMBINED, ...flags, '-o', '-', '--quiet']);
+    assert.equal(native.status, 0, native.stderr);
+    assert.ok(concat(chunks).equals(native.stdout), `bytes differ for ${JSON.stringify(options)}`);
+  }
+});
+
+test('Blob inputs in 1 MB slices give the golden bytes', async () => {
+  const files = readTree(MERGE_TRACES).map((f) => ({ name: f.name, data: new Blob([f.data]) }));
+  const { blob, report } = await mergeFiles(files, { start: 1594662618874598, end: 1594662623418701 });
+  const expected = fs.readFileSync(path.join(GOLDEN, 'expected/merge_traces_time.json'));
+  assert.ok(Buffer.from(await blob.arrayBuffer()).equals(expected));
+  assert.equal(report.events, 234);
+});
+
+test('errors carry the file and the byte offset; the other files merge', async () => {
+  const files = [
+    { name: 'job/good.json', data: new TextEncoder().encode('[{"ph":"X","name":"good","pid":1,"ts":1,"dur":1}]') },
+    { name: 'job/cut.json', data: new TextEncoder().encode('[{"ph":"X","name":"a","pid":1,"ts":1,"dur":1},{"ph":"X","na') },
+  ];
+  const { report } = await mergeFiles(files, {}, { output: 'chunks' });
+  const w = report.warnings.find((x) => x.code === 'TRUNCATED');
+  assert.deepEqual([w.file, w.offset], ['job/cut.json', 46]);
+  assert.equal(report.sources.find((s) => s.path === 'job/good.json').kept, 1);
+
+  await assert.rejects(mergeFiles(readTree(MERGE_TRACES), { unit: 'step', start: 2, end: 999 }),
+    (e) => e instanceof TraceMergeError && e.code === 'UNKNOWN_STEP' && /steps in this job/.test(e.message));
+  await assert.rejects(mergeFiles([], { unit: 'minutes' }), (e) => e.code === 'USAGE');
+});
+
+function bigTrace(events) {
+  const parts = ['['];
+  for (let i = 0; i < events; i++) parts.push(`{"ph":"X","name":"e${i % 97}","pid":1,"tid":${i % 7},"ts":${i},"dur":1},`);
+  parts.push(']');
+  return new TextEncoder().encode(parts.join(''));
+}
+
+test('cancel: while reading and in the middle of the merge', async () => {
+  const data = bigTrace(300000);
+  const reading = new AbortController();
+  const p1 = mergeFiles([{ name: 'a.json', data }, { name: 'b.json', data }], {}, {
+    signal: reading.signal,
+    onProgress: (p) => { if (p.stage === 'read') reading.abort(); },
+  });
+  await assert.rejects(p1, (e) => e.code === 'CANCELLED');
+
+  const merging = new AbortController();
+  const stages = [];
+  const p2 = mergeFiles([{ name: 'a.json', data }], {}, {
+    signal: merging.signal,
+    onProgress: (p) => { stages.push(p.stage); if (p.stage === 'parse') merging.abort(); },
+  });
+  await assert.rejects(p2, (e) => e.code === 'CANCELLED');
+  assert.ok(stages.includes('parse'));
+
+  const { report } = await mergeFiles([{ name: 'a.json', data }], {}, { output: 'chunks' });
+  assert.equal(report.events, 300000, 'a merge after cancels still works');
+});
+
+test('out of memory becomes OUT_OF_MEMORY with the bytes read, and the next merge works', async () => {
+  const small = (await import(path.join(WASM, 'tracemerge-core-small.mjs'))).default;  // 128 MB heap
+  const core = await loadCore(small);
+  const data = bigTrace(1500000);  // ~90 MB of JSON: its index outgrows 128 MB
+  await assert.rejects(
+    mergeFiles([{ name: 'a.json', data }, { name: 'b.json', data }], {}, { core, output: 'chunks' }),
+    (e) => e.code === 'OUT_OF_MEMORY' && e.bytesRead > 0 && /out of memory after reading \d+ bytes/.test(e.message));
+  const fresh = await loadCore(small);
+  const { report } = await mergeFiles(readTree(MERGE_TRACES), {}, { core: fresh, output: 'chunks' });
+  assert.equal(report.events, 706);
+});
+
+test('no leaked Embind handles or heap growth after 100 merges', async () => {
+  const core = await loadCore();
+  const files = readTree(MERGE_TRACES);
+  await mergeFiles(files, {}, { core, output: 'chunks' });
+  const handles = core.count_emval_handles();
+  const heap = core.HEAP8.length;
+  for (let i = 0; i < 100; i++) await mergeFiles(files, { gzip: i % 2 === 1 }, { core, output: 'chunks' });
+  assert.equal(core.count_emval_handles(), handles);
+  assert.equal(core.HEAP8.length, heap, 'the heap grew across identical merges');
+  const m = await createMerger({}, { core });
+  m.delete();
+  assert.equal(core.count_emval_handles(), handles);
+});

@@ -1,0 +1,56 @@
+// The wasm build, run as `node build/wasm/tracemerge-cli.mjs`, writes the same
+// bytes as the native CLI: every golden case and the whole real corpus at once.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { CORPUS, GOLDEN, NATIVE_CLI, NODE_CLI, goldenCases, run, tmpDir } from './helpers.mjs';
+
+for (const c of goldenCases()) {
+  test(`golden ${c.name}: node CLI output is byte-identical to the checked-in native output`, () => {
+    const r = run(NODE_CLI, [c.input, ...c.args, '-o', '-', '--quiet']);
+    assert.equal(r.status, 0, r.stderr);
+    const expected = fs.readFileSync(path.join(GOLDEN, 'expected', `${c.name}.json`));
+    assert.ok(r.stdout.equals(expected), `${c.name}: outputs differ`);
+  });
+}
+
+test('the whole real corpus merged together: wasm and native bytes are identical', () => {
+  const args = [path.join(CORPUS, 'real'), '-o', '-', '--quiet'];
+  const native = run(NATIVE_CLI, args);
+  const wasm = run(NODE_CLI, args);
+  assert.equal(native.status, 0, native.stderr);
+  assert.equal(wasm.status, 0, wasm.stderr);
+  assert.ok(native.stdout.length > 1e6);
+  assert.ok(wasm.stdout.equals(native.stdout), 'real corpus: outputs differ');
+});
+
+test('same exit codes, default name, gzip and summary as the native CLI', () => {
+  for (const args of [[], ['--bogus'], ['--unit', 'hours', 'x'], [path.join(CORPUS, 'nope')]]) {
+    assert.equal(run(NODE_CLI, args).status, run(NATIVE_CLI, args).status, args.join(' '));
+  }
+  const dir = tmpDir('cli');
+  fs.cpSync(path.join(CORPUS, 'smdebug/tests/profiler/resources/merge_traces'), path.join(dir, 'job'), { recursive: true });
+  const r = run(NODE_CLI, [path.join(dir, 'job'), '--unit', 'step', '--start', '2', '--end', '4']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /steps 2 \.\. 4/);
+  const out = path.join(dir, 'job', '1594662617676640_merged_timeline.json');
+  assert.ok(fs.existsSync(out), r.stderr);
+
+  const gz = path.join(dir, 'm.json.gz');
+  const native = path.join(dir, 'n.json.gz');
+  assert.equal(run(NODE_CLI, [path.join(dir, 'job'), '-o', gz, '--quiet']).status, 0);
+  assert.equal(run(NATIVE_CLI, [path.join(dir, 'job'), '-o', native, '--quiet']).status, 0);
+  assert.ok(fs.readFileSync(gz).equals(fs.readFileSync(native)), 'gzip outputs differ');
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('unknown step: exit 1, names the steps, writes nothing', () => {
+  const dir = tmpDir('step');
+  const r = run(NODE_CLI, [path.join(CORPUS, 'smdebug/tests/profiler/resources/merge_traces'),
+    '--unit', 'step', '--start', '2', '--end', '9999', '-o', path.join(dir, 'x.json')]);
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /UNKNOWN_STEP: step 9999 not found; steps in this job/);
+  assert.equal(fs.readdirSync(dir).length, 0);
+  fs.rmSync(dir, { recursive: true, force: true });
+});

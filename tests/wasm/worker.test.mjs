@@ -1,0 +1,56 @@
+// The worker protocol (protocol.mjs) end to end with Node worker_threads:
+// progress events, transferred result, structured errors, cancel + fresh worker.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { CORPUS, GOLDEN, WASM, concat, readTree } from './helpers.mjs';
+
+const { MergeClient } = await import(path.join(WASM, 'tracemerge-client.mjs'));
+const MERGE_TRACES = path.join(CORPUS, 'smdebug/tests/profiler/resources/merge_traces');
+
+test('a merge through the worker: progress, then the golden bytes', async () => {
+  const client = new MergeClient();
+  const progress = [];
+  const { chunks, result } = await client.merge(readTree(MERGE_TRACES), { unit: 'step', start: 2, end: 4 },
+    { onProgress: (p) => progress.push(p) });
+  const expected = fs.readFileSync(path.join(GOLDEN, 'expected/merge_traces_step_2_4.json'));
+  assert.ok(concat(chunks).equals(expected));
+  assert.equal(result.fatal, null);
+  assert.ok(progress.length > 0);
+  assert.ok(progress.every((p) => typeof p.mbPerSec === 'number' && p.id));
+  client.terminate();
+});
+
+test('structured errors and cancel with a fresh worker afterwards', async () => {
+  const client = new MergeClient();
+  await assert.rejects(client.merge(readTree(MERGE_TRACES), { unit: 'step', start: 1, end: 99999 }),
+    (e) => e.code === 'UNKNOWN_STEP' && typeof e.offset === 'number');
+
+  const parts = ['['];
+  for (let i = 0; i < 400000; i++) parts.push(`{"ph":"i","name":"e","pid":1,"ts":${i}},`);
+  const big = new TextEncoder().encode(`${parts.join('')}]`);
+  const running = client.merge([{ name: 'big.json', data: big }], {}, {
+    onProgress: (p) => { if (p.stage === 'parse' || p.stage === 'read') client.cancel(); },
+  });
+  await assert.rejects(running, (e) => e.code === 'CANCELLED');
+
+  const { result } = await client.merge(readTree(MERGE_TRACES), {});
+  assert.equal(result.eventsWritten, 706);
+  client.terminate();
+});
+
+test('a worker that dies mid-merge rejects with ABORT and is replaced', async () => {
+  const { Worker } = await import('node:worker_threads');
+  let made = 0;
+  const client = new MergeClient({
+    createWorker: async () => (made++ === 0
+      ? new Worker("require('node:worker_threads').parentPort.on('message', () => { throw new Error('boom'); });", { eval: true })
+      : new Worker(new URL(`file://${path.join(WASM, 'tracemerge-worker.mjs')}`))),
+  });
+  await assert.rejects(client.merge(readTree(MERGE_TRACES), {}), (e) => e.code === 'ABORT' && /crashed/.test(e.message));
+  const { result } = await client.merge(readTree(MERGE_TRACES), {});
+  assert.equal(result.eventsWritten, 706);
+  assert.equal(made, 2);
+  client.terminate();
+});
