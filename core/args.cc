@@ -25,6 +25,7 @@ const char kUsage[] =
     "  --gzip               gzip the output (implied by a .gz output name)\n"
     "  --report FILE.json   also write the report as JSON\n"
     "  --max-file-mb N      per-file inflated size limit (default 4096)\n"
+    "  --scan               only describe the job (time span, steps, sources); write nothing\n"
     "  --quiet              print only errors\n"
     "  --version, --help\n";
 
@@ -91,6 +92,8 @@ Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
     } else if (k == "--max-file-mb") {
       if (!value() || !ParseInt(v, &n) || n <= 0 || n > (int64_t{1} << 30)) return Usage("--max-file-mb needs a positive integer");
       o.max_inflated_bytes = static_cast<uint64_t>(n) << 20;
+    } else if (k == "--scan") {
+      o.scan_only = true;
     } else if (k == "--quiet" || k == "-q") {
       a->quiet = true;
     } else if (k.size() > 1 && k[0] == '-') {
@@ -122,7 +125,7 @@ std::string ArgsJson(const Args& a, const Status& status) {
   return std::string("{\"error\":") + (status.ok() ? "null" : Str(status.message)) +
          ",\"help\":" + Bool(a.help) + ",\"version\":" + Bool(a.version) + ",\"quiet\":" + Bool(a.quiet) +
          ",\"output\":" + Str(a.output) + ",\"report\":" + Str(a.report_path) + ",\"gzip\":" +
-         Bool(a.options.gzip) + ",\"paths\":[" + paths + "],\"usage\":" + Str(kUsage) +
+         Bool(a.options.gzip) + ",\"scan\":" + Bool(a.options.scan_only) + ",\"paths\":[" + paths + "],\"usage\":" + Str(kUsage) +
          ",\"version_text\":" + Str(std::string("tracemerge ") + kVersion) + "}";
 }
 
@@ -134,6 +137,12 @@ std::string ResultJson(const Report& r, bool gzip) {
   return "{\"fatal\":" + fatal + ",\"summary\":" + Str(r.Summary()) + ",\"outputName\":" +
          Str(DefaultOutputName(r, gzip)) + ",\"eventsWritten\":" + std::to_string(r.events_written) +
          ",\"bytesWritten\":" + std::to_string(r.bytes_written) + ",\"report\":" + r.ToJson() + "}";
+}
+
+std::string ClassifyJson(std::string_view path, std::string_view raw_head) {
+  Classification c = ClassifyRaw(path, raw_head);
+  return "{\"kind\":" + Str(KindName(c.kind)) + ",\"node\":" + Str(c.node) + ",\"reason\":" + Str(c.reason) +
+         ",\"quiet\":" + Bool(c.quiet) + "}";
 }
 
 }  // namespace tracemerge

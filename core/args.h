@@ -33,5 +33,7 @@ std::string DefaultOutputName(const Report& report, bool gzip);
 //   ResultJson → {"fatal":null|{code,message,file,offset},"summary":"…","outputName":"…","report":{…}}
 std::string ArgsJson(const Args& args, const Status& status);
 std::string ResultJson(const Report& report, bool gzip);
+//   ClassifyJson("a/x.pb", bytes) → {"kind":"skipped","node":"","reason":"protobuf file, not a trace","quiet":true}
+std::string ClassifyJson(std::string_view path, std::string_view raw_head);
 
 }  // namespace tracemerge

@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "gzip.h"
 #include "tokenizer.h"
 
 namespace tracemerge {
@@ -154,6 +155,14 @@ Classification Classify(std::string_view path, std::string_view head) {
   c.kind = Kind::kOther;
   c.node = FileLabel(base);
   return c;
+}
+
+Classification ClassifyRaw(std::string_view path, std::string_view raw_head) {
+  if (!LooksGzipped(raw_head)) return Classify(path, raw_head.substr(0, 4096));
+  Inflater inflater(4096);
+  std::string head;
+  inflater.Feed(raw_head, head);
+  return Classify(path, head);
 }
 
 }  // namespace tracemerge

@@ -42,6 +42,9 @@ struct Classification {
 
 // `head` is the first bytes of the (inflated) content.
 Classification Classify(std::string_view path, std::string_view head);
+// The same from the first raw bytes of a file, gzipped or not (the page
+// classifies a dropped file from a 64 KB slice before reading it all).
+Classification ClassifyRaw(std::string_view path, std::string_view raw_head);
 
 struct Sidecar {
   std::string step_dir;  // directory that holds it; TF traces under it use it

@@ -85,6 +85,7 @@ struct Merger::Impl {
   void ParseEvent(uint32_t index, Span span, int64_t* header_base, bool* have_header);
   void ParseMetrics(uint32_t index);
   void ApplyClock(uint32_t index, size_t first_event, int64_t header_base, bool have_header);
+  void Describe(Report* r);
   bool ResolveWindow(Report* r);
   void Filter(const Report& r);
   void AssignTracks(std::vector<std::pair<uint32_t, std::string>>* process_names,
@@ -401,6 +402,25 @@ void Merger::Impl::ApplyClock(uint32_t index, size_t first_event, int64_t header
 
 // ---- window ----------------------------------------------------------------
 
+// The job as found: its time span and its steps (first ts of each, in time order).
+void Merger::Impl::Describe(Report* r) {
+  r->job_start_ns = INT64_MAX;
+  r->job_end_ns = INT64_MIN;
+  for (const Event& e : events) {
+    if (e.ph == 'M' || !e.has_ts) continue;
+    r->job_start_ns = std::min(r->job_start_ns, e.ts);
+    r->job_end_ns = std::max(r->job_end_ns, e.ts + e.dur);
+  }
+  auto& marks = step_marks.empty() ? profiler_steps : step_marks;
+  r->steps_from = step_marks.empty() ? "PyTorch ProfilerStep#N slices" : "pythontimeline step_num";
+  std::vector<std::pair<int64_t, int64_t>> all;  // (step, ts)
+  for (auto [step, idx] : marks) all.push_back({step, events[idx].ts});
+  std::stable_sort(all.begin(), all.end(), [](auto& a, auto& b) { return a.second < b.second; });
+  std::set<int64_t> seen;
+  for (auto& p : all)
+    if (seen.insert(p.first).second) r->steps.push_back(p);
+}
+
 bool Merger::Impl::ResolveWindow(Report* r) {
   const int64_t kMaxUs = INT64_MAX / 1000;
   if (opt.unit == Unit::kTime) {
@@ -417,16 +437,13 @@ bool Merger::Impl::ResolveWindow(Report* r) {
     r->window_bounded = opt.start || opt.end;
     return true;
   }
-  auto& marks = step_marks.empty() ? profiler_steps : step_marks;
-  std::vector<std::pair<int64_t, int64_t>> steps;  // (step, ts)
-  for (auto [step, idx] : marks) steps.push_back({step, events[idx].ts});
-  std::stable_sort(steps.begin(), steps.end(), [](auto& a, auto& b) { return a.second < b.second; });
+  const std::vector<std::pair<int64_t, int64_t>>& steps = r->steps;
   auto first_of = [&](int64_t step) -> std::optional<int64_t> {
     for (auto& p : steps)
       if (p.first == step) return p.second;
     return std::nullopt;
   };
-  const char* from = step_marks.empty() ? "PyTorch ProfilerStep#N slices" : "pythontimeline step_num";
+  const std::string& from = r->steps_from;
   r->window_start_ns = INT64_MIN;
   r->window_end_ns = INT64_MAX;
   r->start_step = opt.start;
@@ -631,8 +648,15 @@ Report Merger::Merge(const Sink& sink) {
     m.Tick("parse", m.bytes_before, m.bytes_total, true);
   }
 
+  m.Describe(&report);
   bool ok = !m.cancelled && m.ResolveWindow(&report);
   if (m.cancelled) report.fatal = Diagnostic{Code::kCancelled, "", 0, "merge cancelled"};
+  if (ok && m.opt.scan_only) {  // the page asks first: what is in these files?
+    report.scan_only = true;
+    for (Source& s : m.sources) report.sources.push_back(s.report);
+    report.warnings = std::move(m.warnings);
+    return report;
+  }
   if (ok) {
     m.Filter(report);
     bool any = false;

@@ -46,6 +46,9 @@ struct Options {
   // Called now and then during Merge(); return false to cancel. A cancelled
   // merge reports CANCELLED; bytes already sent to the sink are incomplete.
   std::function<bool(const Progress&)> progress;
+  // Parse and resolve the window only: the report describes the job (span,
+  // steps, sources, warnings); nothing is written.
+  bool scan_only = false;
 };
 
 // Parses "--only" style names and "time"/"step", "source"/"phase".
@@ -80,7 +83,11 @@ struct Report {
   std::vector<Diagnostic> warnings;  // soft problems and notes, file + offset
   uint64_t events_written = 0;
   uint64_t bytes_written = 0;
-  int64_t last_end_ns = 0;  // latest event end (default output name)
+  int64_t last_end_ns = 0;  // latest kept event end (default output name)
+  int64_t job_start_ns = 0, job_end_ns = 0;         // span of all events read
+  std::vector<std::pair<int64_t, int64_t>> steps;   // (step, first ts), in time order
+  std::string steps_from;                           // where the steps came from
+  bool scan_only = false;                           // described, not merged
 
   std::string Summary() const;  // human-readable, for stderr / the page
   std::string ToJson() const;   // the "tracemerge" object embedded in the output

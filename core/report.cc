@@ -1,5 +1,6 @@
 // Report rendering: the human summary (CLI stderr, the page) and the JSON
 // object embedded as metadata.tracemerge in every output.
+#include <algorithm>
 #include <map>
 
 #include "merger.h"
@@ -58,6 +59,21 @@ std::string WindowText(const Report& r) {
 std::string Report::Summary() const {
   std::string s;
   if (fatal) s += "error: " + fatal->ToString() + "\n";
+  if (job_start_ns <= job_end_ns) {
+    s += "job: " + FormatMicros(job_start_ns) + " .. " + FormatMicros(job_end_ns) + " µs";
+    if (!steps.empty()) {
+      std::vector<std::pair<int64_t, int64_t>> sorted = steps;
+      std::sort(sorted.begin(), sorted.end());
+      s += ", " + std::to_string(steps.size()) + " steps (" + steps_from + "): ";
+      for (size_t i = 0; i < sorted.size();) {  // "0-57, 60"
+        size_t j = i;
+        while (j + 1 < sorted.size() && sorted[j + 1].first == sorted[j].first + 1) j++;
+        s += (i ? ", " : "") + std::to_string(sorted[i].first) + (j > i ? "-" + std::to_string(sorted[j].first) : "");
+        i = j + 1;
+      }
+    }
+    s += "\n";
+  }
   s += "window: " + WindowText(*this) + "\n";
   for (const SourceReport& src : sources) {
     s += "  " + src.path + "\n    " + KindName(src.kind);
@@ -65,8 +81,8 @@ std::string Report::Summary() const {
       s += " — " + src.note + "\n";
       continue;
     }
-    s += ", node " + src.node + ": " + std::to_string(src.events_read) + " events read, " +
-         std::to_string(src.events_kept) + " kept";
+    s += ", node " + src.node + ": " + std::to_string(src.events_read) + " events read";
+    if (!scan_only) s += ", " + std::to_string(src.events_kept) + " kept";
     if (src.events_dropped) s += ", " + std::to_string(src.events_dropped) + " dropped (see warnings)";
     if (src.events_outside) s += ", " + std::to_string(src.events_outside) + " outside the window";
     if (src.metadata_merged) s += ", " + std::to_string(src.metadata_merged) + " names/headers merged into tracks";
@@ -86,7 +102,7 @@ std::string Report::Summary() const {
     }
     s += "  " + std::string(d.code == Code::kNote ? "note: " : "warning: ") + d.ToString() + "\n";
   }
-  if (!fatal)
+  if (!fatal && bytes_written > 0)
     s += std::to_string(events_written) + " events written, " + std::to_string(bytes_written) + " bytes\n";
   return s;
 }
@@ -99,8 +115,13 @@ std::string Report::ToJson() const {
     if (start_step) s += "\"start_step\":" + std::to_string(*start_step) + ",";
     if (end_step) s += "\"end_step\":" + std::to_string(*end_step) + ",";
   }
-  s += "\"text\":" + Quote(WindowText(*this)) + "},\"events\":" + std::to_string(events_written) +
-       ",\n\"sources\":[";
+  s += "\"text\":" + Quote(WindowText(*this)) + "},\"events\":" + std::to_string(events_written) + ",\"job\":{";
+  if (job_start_ns <= job_end_ns)
+    s += "\"start_us\":" + FormatMicros(job_start_ns) + ",\"end_us\":" + FormatMicros(job_end_ns) + ",";
+  s += "\"steps_from\":" + Quote(steps.empty() ? "" : steps_from) + ",\"steps\":[";
+  for (size_t i = 0; i < steps.size() && i < 100000; i++)
+    s += (i ? ",[" : "[") + std::to_string(steps[i].first) + "," + FormatMicros(steps[i].second) + "]";
+  s += "]},\n\"sources\":[";
   bool first = true;
   for (const SourceReport& r : sources) {
     s += first ? "\n" : ",\n";

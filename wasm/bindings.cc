@@ -72,6 +72,12 @@ class JsMerger {
   val on_progress_ = val::undefined();
 };
 
+std::string ClassifyJson(const std::string& path, val head) {
+  std::string bytes(head["length"].as<size_t>(), '\0');
+  val(emscripten::typed_memory_view(bytes.size(), bytes.data())).call<void>("set", head);
+  return tmg::ClassifyJson(path, bytes);
+}
+
 std::string ParseArgsJson(val argv) {
   tmg::Args args;
   tmg::Status s = tmg::ParseArgs(emscripten::vecFromJSArray<std::string>(argv), &args);
@@ -89,5 +95,6 @@ EMSCRIPTEN_BINDINGS(tracemerge) {
       .function("endSource", &JsMerger::endSource)
       .function("merge", &JsMerger::merge);
   emscripten::function("parseArgs", &ParseArgsJson);
+  emscripten::function("classify", &ClassifyJson);
   emscripten::constant("version", std::string(tmg::kVersion));
 }

@@ -82,6 +82,12 @@ async function main(argv) {
     await merger.addSource(input.name, fileChunks(input.disk));
   }
 
+  if (args.scan) {  // describe the job, write nothing
+    const { result } = merger.merge();
+    process.stdout.write(result.summary);
+    return result.fatal ? 1 : 0;
+  }
+
   const toStdout = args.output === '-';
   let dir = '.';
   if (args.output && !toStdout) dir = path.dirname(args.output);

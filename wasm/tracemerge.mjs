@@ -61,6 +61,7 @@ export function optionsToArgs(o = {}) {
   for (const [path, us] of offsets) args.push('--offset', `${path}=${us}`);
   if (o.gzip) args.push('--gzip');
   if (o.maxFileMb) args.push('--max-file-mb', String(o.maxFileMb));
+  if (o.scan) args.push('--scan');
   return args;
 }
 
@@ -191,6 +192,19 @@ export async function mergeFiles(files, options = {}, { onProgress, signal, core
   } finally {
     merger.delete();
   }
+}
+
+// Describes a job without merging it: time span, steps, sources with their kinds, warnings.
+export async function scanFiles(files, options = {}, opts = {}) {
+  const { result } = await mergeFiles(files, { ...options, scan: true }, { ...opts, output: 'chunks' });
+  return result;
+}
+
+// What a file is (kind, node, or why it is skipped), from its first bytes only.
+export async function classifyFile(name, blob, { core } = {}) {
+  core ??= await loadCore();
+  const head = new Uint8Array(await blob.slice(0, 65536).arrayBuffer());
+  return JSON.parse(core.classify(name, head));
 }
 
 export async function parseArgs(argv) {

@@ -100,6 +100,12 @@ int main(int argc, char** argv) {
     merger.EndSource();
   }
 
+  if (opt.scan_only) {  // describe the job, write nothing
+    Report report = merger.Merge([](std::string_view) {});
+    std::cout << report.Summary();
+    return report.fatal ? 1 : 0;
+  }
+
   // Write to a temporary file next to the target, then rename: the name
   // carries the window end, known only after the merge.
   std::string dir = ".";

@@ -354,3 +354,31 @@ TEST(Progress, ReportsStagesAndCanCancel) {
 }
 
 }  // namespace tracemerge::test
+
+namespace tracemerge::test {
+
+TEST(Scan, DescribesTheJobWithoutWriting) {
+  Options o;
+  o.scan_only = true;
+  MergeResult r = MergeInputs(ReadTree(Corpus("smdebug/tests/profiler/resources/merge_traces")), o);
+  ASSERT_FALSE(r.report.fatal);
+  EXPECT_TRUE(r.output.empty());
+  EXPECT_EQ(r.report.job_start_ns, int64_t{1594662608090195} * 1000);
+  ASSERT_FALSE(r.report.steps.empty());
+  EXPECT_EQ(r.report.steps_from, "pythontimeline step_num");
+  EXPECT_NE(r.report.Summary().find("steps (pythontimeline step_num): 0-"), std::string::npos) << r.report.Summary();
+  EXPECT_EQ(r.report.sources.size(), 3u);
+}
+
+TEST(Classify, RawGzippedHead) {
+  std::string gz;
+  GzipWriter w([&](std::string_view b) { gz.append(b); });
+  w.Write(R"({"traceEvents":[)" + std::string(100000, ' '));
+  w.Finish();
+  auto c = ClassifyRaw("r/rank0.json.gz", gz.substr(0, 200));
+  EXPECT_EQ(c.kind, Kind::kOther);
+  EXPECT_EQ(c.node, "rank0");
+  EXPECT_EQ(ClassifyRaw("x.json.gz", std::string("\x1f\x8bgarbage", 9)).kind, Kind::kSkipped);
+}
+
+}  // namespace tracemerge::test
