@@ -111,6 +111,8 @@ async function main(argv) {
     },
   });
   if (!toStdout) fs.closeSync(fd);
+  // For scripts/bench.sh: the wasm heap only grows, so its size is the high-water mark.
+  if (process.env.TRACEMERGE_STATS) process.stderr.write(`wasm-heap-bytes ${core.HEAP8.length}\n`);
   if (result.fatal || writeFailed) {
     if (!toStdout) fs.rmSync(tmp, { force: true });
     process.stderr.write(result.summary);
