@@ -88,7 +88,10 @@ bool Walk(od::value v, std::string* out, std::string* error) {
     case od::json_type::number: {
       std::string_view tok = Trim(v.raw_json_token());
       if (!IsJsonNumber(tok)) return Fail(error, "invalid number");
-      if (out) out->append(tok);
+      // Out of a double's or 64-bit range (1e400, 2^64): kept, as a string,
+      // so that strict readers accept the output too.
+      if (out && !IsPortableNumber(tok)) out->append("\"").append(tok).append("\"");
+      else if (out) out->append(tok);
       return true;
     }
     case od::json_type::boolean:
@@ -102,16 +105,14 @@ bool Walk(od::value v, std::string* out, std::string* error) {
   return Fail(error, "invalid value");
 }
 
-// A scalar's token after validating it; objects/arrays are walked and give "".
-bool Token(od::value v, std::string_view* tok, std::string* error) {
+// Validates one value (appending it when out is set) and returns the token of
+// a scalar in *tok ("" for objects and arrays).
+bool CopyCapture(od::value v, std::string* out, std::string_view* tok, std::string* error) {
   od::json_type type;
   if (auto e = v.type().get(type)) return Fail(error, "invalid value", e);
-  if (type == od::json_type::object || type == od::json_type::array) {
-    *tok = {};
-    return Walk(v, nullptr, error);
-  }
-  *tok = Trim(v.raw_json_token());
-  return Walk(v, nullptr, error);
+  *tok = type == od::json_type::object || type == od::json_type::array ? std::string_view()
+                                                                        : Trim(v.raw_json_token());
+  return Walk(v, out, error);
 }
 
 bool Open(od::parser& parser, const char* data, size_t len, od::document* doc, od::object* obj,
@@ -120,6 +121,14 @@ bool Open(od::parser& parser, const char* data, size_t len, od::document* doc, o
   if (e) return Fail(error, "invalid JSON", e);
   if ((e = doc->get_object().get(*obj))) return Fail(error, "event is not a JSON object", e);
   return true;
+}
+
+// Writes a placeholder for an id: kIdMark, the local number, kIdEnd.
+void PutId(std::string_view tok, IdTable* ids, std::string* out) {
+  auto [it, added] = ids->try_emplace(std::string(IdKey(tok)), static_cast<uint32_t>(ids->size() + 1));
+  out->push_back(kIdMark);
+  out->append(std::to_string(it->second));
+  out->push_back(kIdEnd);
 }
 
 }  // namespace
@@ -131,153 +140,133 @@ std::string_view Unquote(std::string_view t) {
 
 std::string_view IdKey(std::string_view token) { return Unquote(token); }
 
-bool EventParser::Parse(const char* data, size_t len, EventFields* out, std::string* error) {
-  *out = {};
+bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::string* error, std::string* out,
+                        IdTable* ids) {
+  *f = {};
   od::document doc;
   od::object obj;
   if (!Open(parser_, data, len, &doc, &obj, error)) return false;
+  auto put = [&](std::string_view text) {
+    if (out) out->append(text);
+  };
+  auto put_mark = [&](char mark) {
+    if (out) out->push_back(mark);
+  };
+  put("{");
+  bool first = true, had_pid = false, had_tid = false;
   for (auto fr : obj) {
-    od::field f;
-    if (auto e = std::move(fr).get(f)) return Fail(error, "invalid JSON", e);
-    std::string_view key = Trim(f.key_raw_json_token());
-    if (!CopyString(key, nullptr, error)) return false;
-    key = Unquote(key);
-    od::value v = f.value();
+    od::field field;
+    if (auto e = std::move(fr).get(field)) return Fail(error, "invalid JSON", e);
+    std::string_view raw_key = Trim(field.key_raw_json_token());
+    if (!CopyString(raw_key, nullptr, error)) return false;
+    std::string_view key = Unquote(raw_key);
+    if (!first) put(",");
+    first = false;
+    put(raw_key);
+    put(":");
+    od::value v = field.value();
     std::string_view tok;
     if (key == "args") {
       od::object args;
       if (v.get_object().get(args) != simdjson::SUCCESS) {
-        if (!Token(f.value(), &tok, error)) return false;
+        if (!Walk(field.value(), out, error)) return false;
         continue;
       }
+      put("{");
+      bool afirst = true;
       for (auto ar : args) {
         od::field a;
         if (auto e = std::move(ar).get(a)) return Fail(error, "invalid JSON in args", e);
         std::string_view akey = Trim(a.key_raw_json_token());
         if (!CopyString(akey, nullptr, error)) return false;
+        if (!afirst) put(",");
+        afirst = false;
+        put(akey);
+        put(":");
+        if (!CopyCapture(a.value(), out, &tok, error)) return false;
         akey = Unquote(akey);
-        if (!Token(a.value(), &tok, error)) return false;
-        if (akey == "name") out->arg_name = Unquote(tok);
-        else if (akey == "start_time_since_epoch_in_micros") out->arg_start_time = tok;
-        else if (akey == "step_num") out->arg_step_num = tok;
+        if (akey == "name") f->arg_name = Unquote(tok);
+        else if (akey == "start_time_since_epoch_in_micros") f->arg_start_time = tok;
+        else if (akey == "step_num") f->arg_step_num = tok;
       }
+      put("}");
       continue;
     }
     if (key == "id2") {  // {"global": x} ids are renumbered, {"local": x} stay per process
       od::object id2;
-      if (v.get_object().get(id2) == simdjson::SUCCESS) {
-        for (auto ir : id2) {
-          od::field g;
-          if (auto e = std::move(ir).get(g)) return Fail(error, "invalid JSON in id2", e);
-          std::string_view gkey = Trim(g.key_raw_json_token());
-          if (!CopyString(gkey, nullptr, error)) return false;
-          if (!Token(g.value(), &tok, error)) return false;
-          if (Unquote(gkey) == "global") {
-            if (tok.empty()) return Fail(error, "id2.global is not a scalar");
-            out->id2_global = tok;
-          }
-        }
-        continue;
-      }
-    }
-    if (!Token(v, &tok, error)) return false;
-    if (tok.empty() && (key == "id" || key == "bind_id")) return Fail(error, "id is not a scalar");
-    switch (key.size()) {
-      case 1:
-        if (key == "s") out->scope = Unquote(tok);
-        break;
-      case 2:
-        if (key == "ph") out->ph = Unquote(tok);
-        else if (key == "ts") out->ts = tok;
-        else if (key == "id") out->id = tok;
-        break;
-      case 3:
-        if (key == "pid") out->pid = tok;
-        else if (key == "tid") out->tid = tok;
-        else if (key == "dur") out->dur = tok;
-        else if (key == "cat") out->cat = Unquote(tok);
-        break;
-      case 4:
-        if (key == "name") out->name = Unquote(tok);
-        break;
-      case 7:
-        if (key == "bind_id") out->bind_id = tok;
-        break;
-    }
-  }
-  return true;
-}
-
-bool EventParser::Rewrite(const char* data, size_t len, const EventRewrite& rw, std::string* out,
-                          std::string* error) {
-  od::document doc;
-  od::object obj;
-  if (!Open(parser_, data, len, &doc, &obj, error)) return false;
-  auto mapped_id = [&](std::string_view tok) {
-    auto it = rw.ids->find(std::string(IdKey(tok)));
-    out->append(it != rw.ids->end() ? std::to_string(it->second) : std::string(tok));
-  };
-  out->push_back('{');
-  bool first = true, had_pid = false, had_tid = false;
-  for (auto fr : obj) {
-    od::field f;
-    if (auto e = std::move(fr).get(f)) return Fail(error, "invalid JSON", e);
-    std::string_view raw_key = Trim(f.key_raw_json_token());
-    std::string_view key = Unquote(raw_key);
-    if (!first) out->push_back(',');
-    first = false;
-    out->append(raw_key);
-    out->push_back(':');
-    od::value v = f.value();
-    std::string_view tok;
-    if (key == "pid") {
-      had_pid = true;
-      if (!Token(v, &tok, error)) return false;
-      out->append(std::to_string(rw.pid));
-    } else if (key == "tid") {
-      had_tid = true;
-      if (!Token(v, &tok, error)) return false;
-      out->append(std::to_string(rw.tid));
-    } else if (key == "ts" && rw.ts_ns) {
-      if (!Token(v, &tok, error)) return false;
-      AppendMicros(*out, *rw.ts_ns);
-    } else if (key == "dur" && rw.dur_ns) {
-      if (!Token(v, &tok, error)) return false;
-      AppendMicros(*out, *rw.dur_ns);
-    } else if ((key == "id" || key == "bind_id") && rw.ids) {
-      if (!Token(v, &tok, error)) return false;
-      mapped_id(tok);
-    } else if (key == "id2" && rw.ids) {
-      od::object id2;
       if (v.get_object().get(id2) != simdjson::SUCCESS) {
-        if (!Walk(f.value(), out, error)) return false;
+        if (!Walk(field.value(), out, error)) return false;
         continue;
       }
-      out->push_back('{');
+      put("{");
       bool ifirst = true;
       for (auto ir : id2) {
         od::field g;
         if (auto e = std::move(ir).get(g)) return Fail(error, "invalid JSON in id2", e);
         std::string_view gkey = Trim(g.key_raw_json_token());
-        if (!ifirst) out->push_back(',');
+        if (!CopyString(gkey, nullptr, error)) return false;
+        if (!ifirst) put(",");
         ifirst = false;
-        out->append(gkey);
-        out->push_back(':');
+        put(gkey);
+        put(":");
         if (Unquote(gkey) != "global") {
           if (!Walk(g.value(), out, error)) return false;
           continue;
         }
-        if (!Token(g.value(), &tok, error)) return false;
-        mapped_id(tok);
+        if (!CopyCapture(g.value(), nullptr, &tok, error)) return false;
+        if (tok.empty()) return Fail(error, "id2.global is not a scalar");
+        f->id2_global = tok;
+        if (out) PutId(tok, ids, out);
       }
-      out->push_back('}');
-    } else {
-      if (!Walk(v, out, error)) return false;
+      put("}");
+      continue;
+    }
+    // Fields the merge rewrites: validated and captured, written as placeholders.
+    const bool rewritten = key == "pid" || key == "tid" || key == "ts" || key == "dur" || key == "id" ||
+                           key == "bind_id";
+    if (!CopyCapture(v, rewritten ? nullptr : out, &tok, error)) return false;
+    if (key == "pid") {
+      f->pid = tok;
+      had_pid = true;
+      put_mark(kPidMark);
+    } else if (key == "tid") {
+      f->tid = tok;
+      had_tid = true;
+      put_mark(kTidMark);
+    } else if (key == "ts") {
+      f->ts = tok;
+      put_mark(kTsMark);
+    } else if (key == "dur") {
+      f->dur = tok;
+      auto dur = ParseMicros(tok);
+      if (out) {
+        if (dur && *dur >= 0) AppendMicros(*out, *dur);
+        else out->push_back('0');  // the merge warns about it
+      }
+    } else if (key == "id" || key == "bind_id") {
+      if (tok.empty()) return Fail(error, "id is not a scalar");
+      (key == "id" ? f->id : f->bind_id) = tok;
+      if (out) PutId(tok, ids, out);
+    } else if (key == "ph") {
+      f->ph = Unquote(tok);
+    } else if (key == "name") {
+      f->name = Unquote(tok);
+    } else if (key == "cat") {
+      f->cat = Unquote(tok);
+    } else if (key == "s") {
+      f->scope = Unquote(tok);
     }
   }
-  if (!had_pid) out->append(first ? "\"pid\":" : ",\"pid\":").append(std::to_string(rw.pid));
-  if (!had_tid) out->append(",\"tid\":").append(std::to_string(rw.tid));
-  out->push_back('}');
+  if (!had_pid) {
+    put(first ? "\"pid\":" : ",\"pid\":");
+    put_mark(kPidMark);
+    first = false;
+  }
+  if (!had_tid) {
+    put(first ? "\"tid\":" : ",\"tid\":");
+    put_mark(kTidMark);
+  }
+  put("}");
   return true;
 }
 
@@ -294,7 +283,7 @@ bool EventParser::ParseMetric(const char* data, size_t len, MetricFields* out,
     if (!CopyString(key, nullptr, error)) return false;
     key = Unquote(key);
     std::string_view tok;
-    if (!Token(f.value(), &tok, error)) return false;
+    if (!CopyCapture(f.value(), nullptr, &tok, error)) return false;
     if (key == "Name") out->name = Unquote(tok);
     else if (key == "Dimension") out->dimension = Unquote(tok);
     else if (key == "NodeId") out->node = Unquote(tok);

@@ -1,16 +1,15 @@
-// One trace event ↔ its fields, with simdjson On-Demand. Parse() validates the
-// whole object (so the output stays strictly valid JSON) and pulls out the few
-// fields the merge needs in one pass over the keys; Rewrite() walks the same
-// bytes again and writes them with new pid/tid/ts/ids, copying the rest verbatim.
+// One trace event ↔ its fields and its output template, in one pass of
+// simdjson On-Demand over the event. Parse() validates the whole object (so the
+// output stays strictly valid JSON), pulls out the few fields the merge needs,
+// and — when asked — writes the event's output form: the same JSON, compact,
+// with placeholders for what is known only once every source is read.
 //
-//   {"ph":"X","name":"a","ts":"12.5","pid":"Spans","args":{"step_num":"3"}}
-//   Parse → ph="X" name="a" ts="\"12.5\"" pid="\"Spans\"" step_num="\"3\""
-//   Rewrite(pid=4, tid=1, ts=1000012500 ns) →
-//   {"ph":"X","name":"a","ts":1000012.5,"pid":4,"args":{"step_num":"3"},"tid":1}
+//   {"ph":"X","name":"a","ts":"12.5","pid":"Spans","id":"0x1a","args":{"step_num":"3"}}
+//   fields:   ph="X" name="a" ts="\"12.5\"" pid="\"Spans\"" id="\"0x1a\"" step_num="\"3\""
+//   template: {"ph":"X","name":"a","ts":<TS>,"pid":<PID>,"id":<ID 1>,"args":{"step_num":"3"},"tid":<TID>}
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -36,14 +35,16 @@ struct MetricFields {
   std::string_view value, timestamp;       // raw tokens
 };
 
-// How Rewrite() changes an event; everything else is copied.
-struct EventRewrite {
-  uint32_t pid = 0;
-  uint32_t tid = 0;
-  std::optional<int64_t> ts_ns;   // written when the event had a ts
-  std::optional<int64_t> dur_ns;  // written when the event had a dur
-  const std::unordered_map<std::string, uint64_t>* ids = nullptr;  // raw id → new id
-};
+// Placeholders in output templates. Control bytes never occur in valid JSON
+// text, so the writer finds them without ambiguity.
+constexpr char kPidMark = '\x01';
+constexpr char kTidMark = '\x02';
+constexpr char kTsMark = '\x03';
+constexpr char kIdMark = '\x04';  // followed by the local id in decimal and kIdEnd
+constexpr char kIdEnd = '\x05';
+
+// Flow/async ids of one source → local numbers 1, 2, … (made global later).
+using IdTable = std::unordered_map<std::string, uint32_t>;
 
 // "\"0x1a\"" → "0x1a", "12" → "12": the key under which ids are renumbered.
 std::string_view IdKey(std::string_view token);
@@ -54,10 +55,11 @@ class EventParser {
  public:
   // `data` must stay readable for simdjson::SIMDJSON_PADDING bytes past
   // data+len (the source buffers are padded). Returns false with *error set
-  // when the event is not valid JSON or not an object.
-  bool Parse(const char* data, size_t len, EventFields* out, std::string* error);
-  bool Rewrite(const char* data, size_t len, const EventRewrite& rw, std::string* out,
-               std::string* error);
+  // when the event is not valid JSON or not an object. With `tpl` set, also
+  // appends the output template to *tpl, numbering ids in *ids; on failure
+  // *tpl may hold a partial template that the caller cuts off.
+  bool Parse(const char* data, size_t len, EventFields* out, std::string* error,
+             std::string* tpl = nullptr, IdTable* ids = nullptr);
   bool ParseMetric(const char* data, size_t len, MetricFields* out, std::string* error);
 
  private:

@@ -64,7 +64,6 @@ struct Merger::Impl {
   std::vector<std::pair<int64_t, uint32_t>> profiler_steps; // (step, event) ProfilerStep#N
   std::vector<Diagnostic> warnings;
   EventParser parser;
-  uint64_t next_id = 1;
   bool cancelled = false;
   uint64_t bytes_total = 0, bytes_before = 0;  // inflated input, for progress
   uint64_t tick = 0;
@@ -224,10 +223,21 @@ void Merger::Impl::ParseEvent(uint32_t index, Span sp, int64_t* header_base, boo
     s.report.events_dropped++;
     return Warn(s, Code::kTooLarge, sp.offset, "event larger than 4 GB; dropped");
   }
-  if (!parser.Parse(s.data.data() + sp.offset, sp.length, &f, &error)) {
+  const size_t mark = s.arena.size();
+  if (!parser.Parse(s.data.data() + sp.offset, sp.length, &f, &error, &s.arena, &s.ids)) {
+    s.arena.resize(mark);
     s.report.events_dropped++;
     return Warn(s, Code::kBadJson, sp.offset, "event dropped: " + error);
   }
+  // From here on, an event that is not kept takes its template back out.
+  struct Cut {
+    std::string& arena;
+    size_t mark;
+    bool keep = false;
+    ~Cut() {
+      if (!keep) arena.resize(mark);
+    }
+  } cut{s.arena, mark};
   if (f.ph.empty()) {
     s.report.events_dropped++;
     return Warn(s, Code::kBadEvent, sp.offset, "event has no \"ph\"; dropped");
@@ -260,11 +270,15 @@ void Merger::Impl::ParseEvent(uint32_t index, Span sp, int64_t* header_base, boo
     return;
   }
   Event e;
-  e.offset = sp.offset;
-  e.length = static_cast<uint32_t>(sp.length);
+  e.offset = mark;
+  e.length = static_cast<uint32_t>(s.arena.size() - mark);
   e.source = index;
   e.thread = thread;
   e.ph = ph;
+  if (ph == 'b' || ph == 'e' || ph == 'S' || ph == 'F') {
+    std::string key = std::string(f.cat) + '\x1f' + std::string(IdKey(f.id.empty() ? f.id2_global : f.id));
+    e.pair_key = s.pair_keys.try_emplace(key, static_cast<uint32_t>(s.pair_keys.size())).first->second;
+  }
   if (!f.ts.empty()) {
     auto ts = ParseMicros(f.ts);
     if (!ts) {
@@ -291,8 +305,6 @@ void Merger::Impl::ParseEvent(uint32_t index, Span sp, int64_t* header_base, boo
     e.ts += *header_base;
     e.based = true;
   }
-  for (std::string_view id : {f.id, f.bind_id, f.id2_global})
-    if (!id.empty() && s.ids.try_emplace(std::string(IdKey(id)), next_id).second) next_id++;
   auto idx = static_cast<uint32_t>(events.size());
   if (!f.arg_step_num.empty() && s.cls.kind == Kind::kPythonTimeline) {
     if (auto step = ParseScaled(f.arg_step_num, 1)) step_marks.push_back({*step, idx});
@@ -301,6 +313,7 @@ void Merger::Impl::ParseEvent(uint32_t index, Span sp, int64_t* header_base, boo
   if (f.name.substr(0, kProfilerStep.size()) == kProfilerStep) {
     if (auto step = ParseScaled(f.name.substr(kProfilerStep.size()), 1)) profiler_steps.push_back({*step, idx});
   }
+  cut.keep = true;
   events.push_back(e);
 }
 
@@ -315,7 +328,7 @@ void Merger::Impl::ParseMetrics(uint32_t index) {
     s.report.events_read++;
     bool last = sp.offset + sp.length >= s.size;
     if (!parser.ParseMetric(s.data.data() + sp.offset, sp.length, &m, &error) ||
-        m.timestamp.empty() || m.value.empty() || !IsJsonNumber(m.value)) {
+        m.timestamp.empty() || m.value.empty() || !IsPortableNumber(m.value)) {
       s.report.events_dropped++;
       if (last) return Warn(s, Code::kNote, sp.offset, "last line is incomplete (writer was still appending); skipped");
       return Warn(s, Code::kBadJson, sp.offset,
@@ -328,8 +341,14 @@ void Merger::Impl::ParseMetrics(uint32_t index) {
     }
     uint32_t proc = ProcIndex(s, m.node.empty() ? std::string_view(s.cls.node) : m.node);
     Event e;
-    e.offset = sp.offset;
-    e.length = static_cast<uint32_t>(sp.length);
+    e.offset = s.arena.size();
+    // One counter track per node and metric, every sample.
+    s.arena.append("{\"name\":\"").append(m.name).append("_").append(m.dimension);
+    s.arena.append("\",\"ph\":\"C\",\"ts\":").push_back(kTsMark);
+    s.arena.append(",\"pid\":").push_back(kPidMark);
+    s.arena.append(",\"tid\":").push_back(kTidMark);
+    s.arena.append(",\"args\":{\"value\":").append(m.value).append("}}");
+    e.length = static_cast<uint32_t>(s.arena.size() - e.offset);
     e.source = index;
     e.thread = ThreadIndex(s, proc, "");
     e.ph = 'C';
@@ -471,23 +490,15 @@ void Merger::Impl::Filter(const Report& r) {
   auto inside = [&](int64_t ts) { return ts >= lo && ts <= hi; };
   // Begin/end pairs are kept or dropped together: B/E per thread, async
   // b/e and S/F per (category, id).
-  std::map<std::tuple<uint32_t, uint32_t, std::string>, std::vector<uint32_t>> open;
+  std::map<std::tuple<uint32_t, char, uint32_t>, std::vector<uint32_t>> open;
   for (uint32_t i = 0; i < events.size(); i++) {
     Event& e = events[i];
     switch (e.ph) {
       case 'M': break;
       case 'X': e.keep = e.ts <= hi && e.ts + e.dur >= lo; break;
       case 'B': case 'b': case 'S': case 'E': case 'e': case 'F': {
-        std::string key;
-        if (e.ph != 'B' && e.ph != 'E') {
-          EventFields f;
-          std::string error;
-          const Source& s = sources[e.source];
-          parser.Parse(s.data.data() + e.offset, e.length, &f, &error);
-          key = std::string(f.cat) + '\x1f' + std::string(IdKey(f.id.empty() ? f.id2_global : f.id));
-        }
         const char kind = (e.ph == 'B' || e.ph == 'E') ? 'B' : (e.ph == 'b' || e.ph == 'e') ? 'b' : 'S';
-        auto& stack = open[{e.source, kind == 'B' ? e.thread : UINT32_MAX - (kind == 'b'), key}];
+        auto& stack = open[{e.source, kind, kind == 'B' ? e.thread : e.pair_key}];
         e.keep = inside(e.ts);
         if (e.ph == 'B' || e.ph == 'b' || e.ph == 'S') {
           stack.push_back(i);
@@ -644,6 +655,9 @@ Report Merger::Merge(const Sink& sink) {
   for (uint32_t i = 0; i < m.sources.size() && !m.cancelled; i++) {
     if (!m.sources[i].report.included) continue;
     m.Parse(i);
+    // The templates in the arena are all the writer needs: let the input go.
+    std::string().swap(m.sources[i].data);
+    m.sources[i].top = TopLevel{};
     m.bytes_before += m.sources[i].size;
     m.Tick("parse", m.bytes_before, m.bytes_total, true);
   }
@@ -676,7 +690,13 @@ Report Merger::Merge(const Sink& sink) {
   std::vector<std::tuple<uint32_t, uint32_t, std::string>> thread_names;
   m.AssignTracks(&process_names, &thread_names);
 
-  std::vector<uint32_t> meta, order;
+  uint64_t id_base = 0;  // ids stay unique across sources, numbered in path order
+  for (Source& s : m.sources) {
+    s.id_base = id_base;
+    id_base += s.ids.size();
+  }
+  std::vector<uint32_t> meta;
+  std::vector<std::pair<int64_t, uint32_t>> order;  // (ts, event): sorts stably by ts
   for (uint32_t i = 0; i < m.events.size(); i++) {
     const Event& e = m.events[i];
     Source& s = m.sources[e.source];
@@ -688,16 +708,15 @@ Report Merger::Merge(const Sink& sink) {
     } else if (!e.keep) {
       s.report.events_outside++;
     } else {
-      order.push_back(i);
+      order.push_back({e.ts, i});
       report.last_end_ns = std::max(report.last_end_ns, e.ts + e.dur);
     }
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return m.events[a].ts < m.events[b].ts; });
+  std::sort(order.begin(), order.end());
   if (order.empty())
     m.warnings.push_back({Code::kEmptyWindow, "", 0, "no event falls in the window; the output has no events"});
   report.warnings = std::move(m.warnings);
-  WriteOutput(m.sources, m.events, meta, order, process_names, thread_names, m.parser, m.opt, &report, sink);
+  WriteOutput(m.sources, m.events, meta, order, process_names, thread_names, m.opt, &report, sink);
   return report;
 }
 

@@ -45,17 +45,21 @@ struct Source {
   std::unordered_map<std::string, uint32_t> proc_ix;
   std::vector<Thread> threads;
   std::unordered_map<std::string, uint32_t> thread_ix;
-  std::unordered_map<std::string, uint64_t> ids;  // original id → output id
+  IdTable ids;                          // original id → local number
+  uint64_t id_base = 0;                 // output id = id_base + local number
+  std::unordered_map<std::string, uint32_t> pair_keys;  // async "cat\x1fid" → number
+  std::string arena;                    // output templates of the events (event_parser.h)
   TopLevel top;
 };
 
 struct Event {
   int64_t ts = 0;   // absolute ns (relative for sources without a clock)
   int64_t dur = 0;  // ns, X only
-  uint64_t offset = 0;
+  uint64_t offset = 0;  // of the output template in the source's arena
   uint32_t length = 0;
   uint32_t source = 0;
   uint32_t thread = 0;
+  uint32_t pair_key = 0;  // b/e, S/F: which async pair it belongs to
   char ph = 0;
   uint8_t lane = 0;
   bool keep = true;
@@ -65,10 +69,10 @@ struct Event {
 
 // Writes the merged JSON for the kept events (already sorted) to sink.
 void WriteOutput(std::vector<Source>& sources, const std::vector<Event>& events,
-                 const std::vector<uint32_t>& meta, const std::vector<uint32_t>& order,
+                 const std::vector<uint32_t>& meta, const std::vector<std::pair<int64_t, uint32_t>>& order,
                  const std::vector<std::pair<uint32_t, std::string>>& process_names,
                  const std::vector<std::tuple<uint32_t, uint32_t, std::string>>& thread_names,
-                 EventParser& parser, const Options& options, Report* report, const Sink& sink);
+                 const Options& options, Report* report, const Sink& sink);
 // (WriteOutput sets report->fatal to CANCELLED when options.progress says stop.)
 
 std::string JsonEscape(std::string_view s);

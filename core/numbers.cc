@@ -1,5 +1,6 @@
 #include "numbers.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 
@@ -42,6 +43,21 @@ bool IsJsonNumber(std::string_view t) {
   return i == n;
 }
 
+bool IsPortableNumber(std::string_view t) {
+  if (!IsJsonNumber(t)) return false;
+  const bool neg = t.front() == '-';
+  std::string_view digits = neg ? t.substr(1) : t;
+  if (digits.find_first_of(".eE") == std::string_view::npos) {  // an integer: int64 or uint64
+    if (digits.size() != 19 && digits.size() != 20) return digits.size() < 19;
+    if (neg) return digits.size() == 19 && digits <= "9223372036854775808";
+    return digits.size() == 19 || digits <= "18446744073709551615";
+  }
+  // Under 300 digits without an exponent stays far below DBL_MAX (1.8e308).
+  if (digits.find_first_of("eE") == std::string_view::npos && digits.size() < 300) return true;
+  std::string copy(t);
+  return std::isfinite(std::strtod(copy.c_str(), nullptr));  // underflow to 0 is fine
+}
+
 std::optional<int64_t> ParseScaled(std::string_view token, int64_t scale) {
   std::string_view t = Trim(token);
   if (t.size() >= 2 && t.front() == '"' && t.back() == '"') t = Trim(t.substr(1, t.size() - 2));
@@ -75,7 +91,8 @@ std::optional<int64_t> ParseScaled(std::string_view token, int64_t scale) {
 void AppendMicros(std::string& out, int64_t ns) {
   uint64_t mag = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
   if (ns < 0) out.push_back('-');
-  out += std::to_string(mag / 1000);
+  char digits[24];
+  out.append(digits, std::to_chars(digits, digits + sizeof digits, mag / 1000).ptr);
   unsigned frac = static_cast<unsigned>(mag % 1000);
   if (frac == 0) return;
   char buf[5] = {'.', char('0' + frac / 100), char('0' + frac / 10 % 10), char('0' + frac % 10), 0};

@@ -31,6 +31,12 @@ std::string FormatMicros(int64_t ns);
 // True when `token` is exactly one JSON number (RFC 8259 grammar).
 bool IsJsonNumber(std::string_view token);
 
+// True when `token` is a JSON number that strict readers accept too: a double
+// holds it (not 1e400) and, written as an integer, 64 bits do (not 2^64) —
+// simdjson's DOM refuses both, though the grammar allows them.
+//   IsPortableNumber("1.5e300") → true    IsPortableNumber("18446744073709551616") → false
+bool IsPortableNumber(std::string_view token);
+
 // Strips JSON whitespace at both ends.
 std::string_view Trim(std::string_view s);
 

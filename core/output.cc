@@ -1,6 +1,8 @@
 // The JSON writer: generated track names, carried metadata, then the sorted
 // events rewritten one by one from their source bytes, then the report. Output
 // leaves in ~1 MB chunks (optionally gzipped), never as one giant string.
+#include <charconv>
+#include <cstring>
 #include <tuple>
 
 #include "merger_internal.h"
@@ -84,11 +86,53 @@ std::string JsonEscape(std::string_view s) {
   return out;
 }
 
+// The next placeholder byte (< 6) at or after p, or end; 8 bytes at a time.
+const char* NextMark(const char* p, const char* end) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  for (; p + 8 <= end; p += 8) {
+    uint64_t x;
+    std::memcpy(&x, p, 8);
+    if ((x - kOnes * 6) & ~x & kHigh) break;  // some byte is below 6
+  }
+  while (p < end && static_cast<unsigned char>(*p) > static_cast<unsigned char>(kIdEnd)) p++;
+  return p;
+}
+
+void AppendUint(std::string* out, uint64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out->append(buf, r.ptr);
+}
+
+// Appends one event: its template with the placeholders filled in.
+void Expand(std::string_view tpl, uint32_t pid, uint32_t tid, int64_t ts, uint64_t id_base, std::string* out) {
+  const char* p = tpl.data();
+  const char* end = p + tpl.size();
+  while (p < end) {
+    const char* q = NextMark(p, end);
+    out->append(p, q);
+    if (q == end) break;
+    switch (*q++) {
+      case kPidMark: AppendUint(out, pid); break;
+      case kTidMark: AppendUint(out, tid); break;
+      case kTsMark: AppendMicros(*out, ts); break;
+      case kIdMark: {
+        uint64_t local = 0;
+        while (q < end && *q != kIdEnd) local = local * 10 + static_cast<uint64_t>(*q++ - '0');
+        q++;  // kIdEnd
+        AppendUint(out, id_base + local);
+        break;
+      }
+    }
+    p = q;
+  }
+}
+
 void WriteOutput(std::vector<Source>& sources, const std::vector<Event>& events,
-                 const std::vector<uint32_t>& meta, const std::vector<uint32_t>& order,
+                 const std::vector<uint32_t>& meta, const std::vector<std::pair<int64_t, uint32_t>>& order,
                  const std::vector<std::pair<uint32_t, std::string>>& process_names,
                  const std::vector<std::tuple<uint32_t, uint32_t, std::string>>& thread_names,
-                 EventParser& parser, const Options& options, Report* report, const Sink& sink) {
+                 const Options& options, Report* report, const Sink& sink) {
   ChunkWriter w(sink, options.gzip, report);
   std::string& out = w.buf();
   bool first = true;
@@ -107,42 +151,13 @@ void WriteOutput(std::vector<Source>& sources, const std::vector<Event>& events,
     out += "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
            ",\"tid\":" + std::to_string(tid) + ",\"args\":{\"name\":\"" + name + "\"}}";
   }
-  std::string error;
   auto write_event = [&](uint32_t i) {
     const Event& e = events[i];
     Source& s = sources[e.source];
     const Thread& t = s.threads[e.thread];
-    const char* data = s.data.data() + e.offset;
-    const size_t mark = out.size();
-    const bool was_first = first;
+    const uint32_t tid = t.lane_tids.empty() ? 0 : t.lane_tids[std::min<size_t>(e.lane, t.lane_tids.size() - 1)];
     begin_event();
-    bool ok;
-    if (s.cls.kind == Kind::kSystem) {
-      MetricFields m;
-      ok = parser.ParseMetric(data, e.length, &m, &error);
-      out += "{\"name\":\"";
-      out.append(m.name).append("_").append(m.dimension);
-      out += "\",\"ph\":\"C\",\"ts\":";
-      AppendMicros(out, e.ts);
-      out += ",\"pid\":" + std::to_string(s.procs[t.proc].out_pid) +
-             ",\"tid\":" + std::to_string(t.lane_tids[0]) + ",\"args\":{\"value\":";
-      out.append(m.value).append("}}");
-    } else {
-      EventRewrite rw;
-      rw.pid = s.procs[t.proc].out_pid;
-      rw.tid = t.lane_tids.empty() ? 0 : t.lane_tids[std::min<size_t>(e.lane, t.lane_tids.size() - 1)];
-      if (e.has_ts) rw.ts_ns = e.ts;
-      if (e.has_dur) rw.dur_ns = e.dur;
-      rw.ids = &s.ids;
-      ok = parser.Rewrite(data, e.length, rw, &out, &error);
-    }
-    if (!ok) {  // cannot happen for events that passed Parse(); stay valid JSON anyway
-      out.resize(mark);
-      first = was_first;
-      s.report.events_dropped++;
-      report->warnings.push_back({Code::kBadJson, s.path, e.offset, "event could not be rewritten: " + error});
-      return;
-    }
+    Expand(std::string_view(s.arena).substr(e.offset, e.length), s.procs[t.proc].out_pid, tid, e.ts, s.id_base, &out);
     s.report.events_kept++;
     report->events_written++;
     w.MaybeFlush();
@@ -155,7 +170,7 @@ void WriteOutput(std::vector<Source>& sources, const std::vector<Event>& events,
       w.Flush();
       return;
     }
-    write_event(order[n]);
+    write_event(order[n].second);
   }
   if (options.progress) options.progress(Progress{"write", total, total});
   for (Source& s : sources) report->sources.push_back(s.report);

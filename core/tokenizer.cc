@@ -171,7 +171,7 @@ bool ScanTrace(std::string_view d, const ScanLimits& limits, TopLevel* top,
       break;
     }
     if (key == "baseTimeNanoseconds") top->base_time_ns = d.substr(i, end - i);
-    if (end == i) end++;
+    if (end == i && i < d.size()) end++;  // a stray byte: step over it (not past the end)
     i = end;
   }
   if (!top->has_events) {

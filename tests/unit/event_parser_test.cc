@@ -47,20 +47,20 @@ TEST(EventParser, RejectsInvalidJson) {
   }
 }
 
-TEST(EventParser, RewriteReplacesIdsAndTimesAndCopiesTheRest) {
-  Padded p(R"({"ph":"s","ts":"1.5","pid":"Spans","id":"0x1a","args":{"x":[1,{"y":null}],"s":"q\"r"},"id2":{"global":7,"local":8}})");
+TEST(EventParser, TemplateMarksWhatTheMergeFillsInAndCopiesTheRest) {
+  Padded p(R"({"ph":"s", "ts":"1.5","pid":"Spans","id":"0x1a","dur":-3,"args":{"x":[1, {"y":null}],"s":"q\"r"},)"
+           R"("id2":{"global":7,"local":8},"bind_id":"0x1a"})");
   EventParser parser;
-  std::unordered_map<std::string, uint64_t> ids{{"0x1a", 41}, {"7", 42}};
-  EventRewrite rw;
-  rw.pid = 3;
-  rw.tid = 9;
-  rw.ts_ns = 1594662618873063500;
-  rw.ids = &ids;
-  std::string out, error;
-  ASSERT_TRUE(parser.Rewrite(p.data.data(), p.len, rw, &out, &error)) << error;
-  EXPECT_EQ(out,
-            R"({"ph":"s","ts":1594662618873063.5,"pid":3,"id":41,"args":{"x":[1,{"y":null}],"s":"q\"r"},)"
-            R"("id2":{"global":42,"local":8},"tid":9})");
+  EventFields f;
+  IdTable ids;
+  std::string tpl, error;
+  ASSERT_TRUE(parser.Parse(p.data.data(), p.len, &f, &error, &tpl, &ids)) << error;
+  EXPECT_EQ(tpl,
+            "{\"ph\":\"s\",\"ts\":\x03,\"pid\":\x01,\"id\":\x04" "1\x05,\"dur\":0,"
+            "\"args\":{\"x\":[1,{\"y\":null}],\"s\":\"q\\\"r\"},\"id2\":{\"global\":\x04" "2\x05,\"local\":8},"
+            "\"bind_id\":\x04" "1\x05,\"tid\":\x02}");
+  EXPECT_EQ(ids.size(), 2u);
+  EXPECT_EQ(f.dur, "-3");
 }
 
 TEST(EventParser, RawControlCharactersAreInvalid) {
