@@ -1,5 +1,7 @@
 #include "event_parser.h"
 
+#include <cstring>
+
 #include "numbers.h"
 
 namespace tracemerge {
@@ -17,11 +19,22 @@ bool IsHex(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
+// True when one of the 8 bytes at p is a backslash or a control byte; most
+// strings have neither, so they are checked 8 bytes at a time.
+bool MaybeSpecial(const char* p) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  uint64_t x;
+  std::memcpy(&x, p, 8);
+  const uint64_t slash = x ^ (kOnes * '\\');
+  return (((x - kOnes * 0x20) & ~x) | ((slash - kOnes) & ~slash)) & kHigh;
+}
+
 // Checks a raw string token (with quotes) and appends it verbatim.
 bool CopyString(std::string_view tok, std::string* out, std::string* error) {
   if (tok.size() < 2 || tok.front() != '"' || tok.back() != '"') return Fail(error, "bad string");
-  if (out) out->push_back('"');
-  for (size_t i = 1; i + 1 < tok.size(); i++) {
+  size_t i = 1;
+  while (i + 9 <= tok.size() && !MaybeSpecial(tok.data() + i)) i += 8;
+  for (; i + 1 < tok.size(); i++) {
     unsigned char c = tok[i];
     if (c == '\\') {
       if (i + 2 >= tok.size()) return Fail(error, "bad escape in string");
@@ -33,20 +46,23 @@ bool CopyString(std::string_view tok, std::string* out, std::string* error) {
       } else if (std::string_view("\"\\/bfnrt").find(e) == std::string_view::npos) {
         return Fail(error, "bad escape in string");
       }
-      if (out) out->append(tok.substr(i, 2));
       i++;
     } else if (c < 0x20) {
       return Fail(error, "raw control character in string");
-    } else if (out) {
-      out->push_back(static_cast<char>(c));
     }
   }
-  if (out) out->push_back('"');
+  if (out) out->append(tok);
   return true;
 }
 
 // Validates one value and, when out is set, appends it in compact form.
-bool Walk(od::value v, std::string* out, std::string* error) {
+// On-Demand does not limit nesting and Walk recurses: the tokenizer's max_depth
+// bounds trace events, but a metrics line reaches here unchecked, so this guard
+// keeps a line of a million '[' from overflowing the stack.
+constexpr int kMaxNesting = 1024;
+
+bool Walk(od::value v, std::string* out, std::string* error, int depth = 0) {
+  if (depth >= kMaxNesting) return Fail(error, "nested deeper than 1024 levels");
   od::json_type type;
   if (auto e = v.type().get(type)) return Fail(error, "invalid value", e);
   switch (type) {
@@ -63,7 +79,7 @@ bool Walk(od::value v, std::string* out, std::string* error) {
         first = false;
         if (!CopyString(key, out, error)) return false;
         if (out) out->push_back(':');
-        if (!Walk(f.value(), out, error)) return false;
+        if (!Walk(f.value(), out, error, depth + 1)) return false;
       }
       if (out) out->push_back('}');
       return true;
@@ -78,7 +94,7 @@ bool Walk(od::value v, std::string* out, std::string* error) {
         if (auto e = std::move(er).get(el)) return Fail(error, "invalid array", e);
         if (out && !first) out->push_back(',');
         first = false;
-        if (!Walk(el, out, error)) return false;
+        if (!Walk(el, out, error, depth + 1)) return false;
       }
       if (out) out->push_back(']');
       return true;

@@ -173,17 +173,23 @@ void Merger::Impl::Finish(Source& s) {
 
 // ---- parse -----------------------------------------------------------------
 
+// Consecutive events mostly share their process and thread: check the last one first.
 static uint32_t ProcIndex(Source& s, std::string_view pid) {
+  if (!s.procs.empty() && s.procs[s.last_proc].pid_text == pid) return s.last_proc;
   auto [it, added] = s.proc_ix.try_emplace(std::string(pid), static_cast<uint32_t>(s.procs.size()));
   if (added) s.procs.push_back({std::string(pid), "", false, 0});
-  return it->second;
+  return s.last_proc = it->second;
 }
 
 static uint32_t ThreadIndex(Source& s, uint32_t proc, std::string_view tid) {
+  if (!s.threads.empty()) {
+    const Thread& last = s.threads[s.last_thread];
+    if (last.proc == proc && last.tid_text == tid) return s.last_thread;
+  }
   std::string key = std::to_string(proc) + '\x1f' + std::string(tid);
   auto [it, added] = s.thread_ix.try_emplace(key, static_cast<uint32_t>(s.threads.size()));
   if (added) s.threads.push_back({proc, std::string(tid), "", false, {}});
-  return it->second;
+  return s.last_thread = it->second;
 }
 
 void Merger::Impl::Parse(uint32_t index) {

@@ -45,6 +45,7 @@ struct Source {
   std::unordered_map<std::string, uint32_t> proc_ix;
   std::vector<Thread> threads;
   std::unordered_map<std::string, uint32_t> thread_ix;
+  uint32_t last_proc = 0, last_thread = 0;  // lookup cache
   IdTable ids;                          // original id → local number
   uint64_t id_base = 0;                 // output id = id_base + local number
   std::unordered_map<std::string, uint32_t> pair_keys;  // async "cat\x1fid" → number

@@ -59,6 +59,13 @@ bool IsPortableNumber(std::string_view t) {
 }
 
 std::optional<int64_t> ParseScaled(std::string_view token, int64_t scale) {
+  // Fast path: a plain non-negative integer of up to 15 digits (most timestamps).
+  if (!token.empty() && token.size() <= 15 && token[0] >= '1' && token[0] <= '9') {
+    int64_t v = 0;
+    size_t i = 0;
+    for (; i < token.size() && IsDigit(token[i]); i++) v = v * 10 + (token[i] - '0');
+    if (i == token.size() && v <= INT64_MAX / scale) return v * scale;
+  }
   std::string_view t = Trim(token);
   if (t.size() >= 2 && t.front() == '"' && t.back() == '"') t = Trim(t.substr(1, t.size() - 2));
   if (!IsJsonNumber(t)) return std::nullopt;

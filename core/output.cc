@@ -110,7 +110,7 @@ void Expand(std::string_view tpl, uint32_t pid, uint32_t tid, int64_t ts, uint64
   const char* end = p + tpl.size();
   while (p < end) {
     const char* q = NextMark(p, end);
-    out->append(p, q);
+    out->append(p, static_cast<size_t>(q - p));
     if (q == end) break;
     switch (*q++) {
       case kPidMark: AppendUint(out, pid); break;
