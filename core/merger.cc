@@ -65,7 +65,6 @@ struct Merger::Impl {
   std::vector<Diagnostic> warnings;
   EventParser parser;
   bool cancelled = false;
-  uint64_t bytes_total = 0, bytes_before = 0;  // inflated input, for progress
   uint64_t tick = 0;
 
   // Reports progress every 16384 calls; remembers a cancel.
@@ -74,16 +73,17 @@ struct Merger::Impl {
     if (!opt.progress(Progress{stage, done, total})) cancelled = true;
   }
 
-  void Warn(const Source& s, Code code, uint64_t offset, std::string msg) {
-    warnings.push_back({code, s.path, offset, std::move(msg)});
+  void Warn(Source& s, Code code, uint64_t offset, std::string msg) {
+    s.warnings.push_back({code, s.path, offset, std::move(msg)});
   }
 
   void Append(Source& s, std::string_view bytes);
   void Finish(Source& s);
-  void Parse(uint32_t index);
-  void ParseEvent(uint32_t index, Span span, int64_t* header_base, bool* have_header);
-  void ParseMetrics(uint32_t index);
-  void ApplyClock(uint32_t index, size_t first_event, int64_t header_base, bool have_header);
+  void Parse(Source& s);
+  void ParseEvent(Source& s, Span span);
+  void ParseMetrics(Source& s);
+  void Join();
+  void ApplyClock(uint32_t index);
   void Describe(Report* r);
   bool ResolveWindow(Report* r);
   void Filter(const Report& r);
@@ -94,10 +94,18 @@ struct Merger::Impl {
 Merger::Merger(Options options) : impl_(new Impl) { impl_->opt = std::move(options); }
 Merger::~Merger() = default;
 
-void Merger::BeginSource(std::string path) {
+uint64_t GzipSizeHint(std::string_view head, std::string_view tail4, uint64_t file_size) {
+  if (!LooksGzipped(head) || tail4.size() != 4) return file_size;
+  uint64_t isize = 0;
+  for (int i = 3; i >= 0; i--) isize = isize << 8 | static_cast<unsigned char>(tail4[i]);
+  return isize >= file_size ? isize : file_size;
+}
+
+void Merger::BeginSource(std::string path, uint64_t size_hint) {
   Source& s = impl_->sources.emplace_back();
   s.path = std::move(path);
   s.report.path = s.path;
+  s.data.reserve(std::min(size_hint, impl_->opt.max_inflated_bytes) + kPad);
 }
 
 void Merger::AppendChunk(std::string_view bytes) {
@@ -169,6 +177,13 @@ void Merger::Impl::Finish(Source& s) {
     s.report.note = "filtered out (kind not selected)";
     s.data = std::string();
   }
+  if (s.report.included) {
+    s.arena.reserve(s.size + s.size / 8);  // templates are about as long as the input
+    Parse(s);
+    // The templates in the arena are all the writer needs: let the input go.
+    std::string().swap(s.data);
+    if (s.arena.size() < s.arena.capacity() / 2) s.arena.shrink_to_fit();
+  }
 }
 
 // ---- parse -----------------------------------------------------------------
@@ -192,17 +207,13 @@ static uint32_t ThreadIndex(Source& s, uint32_t proc, std::string_view tid) {
   return s.last_thread = it->second;
 }
 
-void Merger::Impl::Parse(uint32_t index) {
-  Source& s = sources[index];
-  if (s.cls.kind == Kind::kSystem) return ParseMetrics(index);
+void Merger::Impl::Parse(Source& s) {
+  if (s.cls.kind == Kind::kSystem) return ParseMetrics(s);
   std::vector<Diagnostic> diags;
-  size_t first_event = events.size();
-  int64_t header_base = 0;
-  bool have_header = false;
   ScanLimits limits;
   limits.max_depth = opt.max_depth;
   bool ok = ScanTrace(std::string_view(s.data.data(), s.size), limits, &s.top,
-                      [&](Span sp) { ParseEvent(index, sp, &header_base, &have_header); }, &diags);
+                      [&](Span sp) { ParseEvent(s, sp); }, &diags);
   for (Diagnostic& d : diags) {
     if (d.code == Code::kTooDeep || d.code == Code::kBadEvent) {
       s.report.events_read++;
@@ -215,14 +226,14 @@ void Merger::Impl::Parse(uint32_t index) {
     s.report.note = "not a trace";
     return;
   }
-  ApplyClock(index, first_event, header_base, have_header);
+  if (!s.top.base_time_ns.empty()) s.base_time_ns = std::string(Trim(s.top.base_time_ns));
+  s.top = TopLevel{};  // its views point into the input
 }
 
-void Merger::Impl::ParseEvent(uint32_t index, Span sp, int64_t* header_base, bool* have_header) {
-  Source& s = sources[index];
+void Merger::Impl::ParseEvent(Source& s, Span sp) {
   EventFields f;
   std::string error;
-  Tick("parse", bytes_before + sp.offset, bytes_total);
+  Tick("parse", sp.offset, s.size);
   if (cancelled) return;
   s.report.events_read++;
   if (sp.length > UINT32_MAX) {
@@ -256,10 +267,10 @@ void Merger::Impl::ParseEvent(uint32_t index, Span sp, int64_t* header_base, boo
       s.report.events_dropped++;
       return Warn(s, Code::kBadEvent, sp.offset, "start_time_since_epoch_in_micros is not a number");
     }
-    if (*have_header && *base != *header_base)
+    if (s.have_header && *base != s.header_base)
       Warn(s, Code::kNote, sp.offset, "clock header repeated with a new start time; later events re-based");
-    *header_base = *base;
-    *have_header = true;
+    s.header_base = *base;
+    s.have_header = true;
     s.report.metadata_merged++;
     return;
   }
@@ -278,7 +289,6 @@ void Merger::Impl::ParseEvent(uint32_t index, Span sp, int64_t* header_base, boo
   Event e;
   e.offset = mark;
   e.length = static_cast<uint32_t>(s.arena.size() - mark);
-  e.source = index;
   e.thread = thread;
   e.ph = ph;
   if (ph == 'b' || ph == 'e' || ph == 'S' || ph == 'F') {
@@ -307,27 +317,26 @@ void Merger::Impl::ParseEvent(uint32_t index, Span sp, int64_t* header_base, boo
       e.dur = *dur;
     }
   }
-  if (*have_header) {
-    e.ts += *header_base;
+  if (s.have_header) {
+    e.ts += s.header_base;
     e.based = true;
   }
-  auto idx = static_cast<uint32_t>(events.size());
+  auto idx = static_cast<uint32_t>(s.events.size());
   if (!f.arg_step_num.empty() && s.cls.kind == Kind::kPythonTimeline) {
-    if (auto step = ParseScaled(f.arg_step_num, 1)) step_marks.push_back({*step, idx});
+    if (auto step = ParseScaled(f.arg_step_num, 1)) s.step_marks.push_back({*step, idx});
   }
   constexpr std::string_view kProfilerStep = "ProfilerStep#";
   if (f.name.substr(0, kProfilerStep.size()) == kProfilerStep) {
-    if (auto step = ParseScaled(f.name.substr(kProfilerStep.size()), 1)) profiler_steps.push_back({*step, idx});
+    if (auto step = ParseScaled(f.name.substr(kProfilerStep.size()), 1)) s.profiler_steps.push_back({*step, idx});
   }
   cut.keep = true;
-  events.push_back(e);
+  s.events.push_back(e);
 }
 
-void Merger::Impl::ParseMetrics(uint32_t index) {
-  Source& s = sources[index];
+void Merger::Impl::ParseMetrics(Source& s) {
   std::string_view data(s.data.data(), s.size);
   ScanLines(data, [&](Span sp) {
-    Tick("parse", bytes_before + sp.offset, bytes_total);
+    Tick("parse", sp.offset, s.size);
     if (cancelled) return;
     MetricFields m;
     std::string error;
@@ -355,30 +364,53 @@ void Merger::Impl::ParseMetrics(uint32_t index) {
     s.arena.append(",\"tid\":").push_back(kTidMark);
     s.arena.append(",\"args\":{\"value\":").append(m.value).append("}}");
     e.length = static_cast<uint32_t>(s.arena.size() - e.offset);
-    e.source = index;
     e.thread = ThreadIndex(s, proc, "");
     e.ph = 'C';
     e.ts = *ts;
     e.has_ts = true;
     e.based = true;
-    events.push_back(e);
+    s.events.push_back(e);
   });
-  s.report.absolute = true;
-  s.report.time_base = "Unix seconds in each line";
-  for (auto& [pattern, us] : opt.offsets_us)
-    if (PathMatches(s.path, pattern)) s.report.offset_us = us;
-  for (size_t i = 0; i < events.size(); i++)
-    if (events[i].source == index) events[i].ts += s.report.offset_us * 1000;
 }
 
-void Merger::Impl::ApplyClock(uint32_t index, size_t first_event, int64_t header_base, bool have_header) {
+// Joins the sources' events in path order (deterministic whatever order the
+// files came in), then makes every ts absolute.
+void Merger::Impl::Join() {
+  std::stable_sort(sources.begin(), sources.end(), [](const Source& a, const Source& b) { return a.path < b.path; });
+  size_t total = 0;
+  for (const Source& s : sources) total += s.events.size();
+  events.reserve(total);
+  for (uint32_t i = 0; i < sources.size(); i++) {
+    Source& s = sources[i];
+    s.first_event = events.size();
+    for (auto [step, local] : s.step_marks) step_marks.push_back({step, static_cast<uint32_t>(s.first_event + local)});
+    for (auto [step, local] : s.profiler_steps)
+      profiler_steps.push_back({step, static_cast<uint32_t>(s.first_event + local)});
+    for (Event& e : s.events) {
+      e.source = i;
+      events.push_back(e);
+    }
+    std::vector<Event>().swap(s.events);
+    if (s.report.included) ApplyClock(i);
+  }
+  for (Source& s : sources) {  // warnings too, in path order
+    for (Diagnostic& d : s.warnings) warnings.push_back(std::move(d));
+    s.warnings.clear();
+  }
+}
+
+void Merger::Impl::ApplyClock(uint32_t index) {
   Source& s = sources[index];
   SourceReport& r = s.report;
+  const uint64_t first = s.first_event, end = events.size();
   int64_t base = 0;
-  if (have_header) {
+  if (s.cls.kind == Kind::kSystem) {
     r.absolute = true;
-    r.time_base = "smdebug header start_time_since_epoch_in_micros=" + FormatMicros(header_base);
-    base = header_base;  // for any event before the first header
+    r.time_base = "Unix seconds in each line";
+  } else if (s.have_header) {
+    r.absolute = true;
+    r.time_base = "smdebug header start_time_since_epoch_in_micros=" + FormatMicros(s.header_base);
+    base = s.header_base;  // for any event before the first header
   } else if (s.cls.kind == Kind::kTfTrace) {
     std::string dir = TfStepDir(s.path);
     for (const Source& o : sources) {
@@ -390,17 +422,17 @@ void Merger::Impl::ApplyClock(uint32_t index, size_t first_event, int64_t header
         r.time_base = "TF sidecar " + std::string(BaseName(o.path));
       }
     }
-  } else if (!s.top.base_time_ns.empty()) {
-    if (auto b = ParseScaled(s.top.base_time_ns, 1)) {
+  } else if (!s.base_time_ns.empty()) {
+    if (auto b = ParseScaled(s.base_time_ns, 1)) {
       base = *b;
       r.absolute = true;
-      r.time_base = "baseTimeNanoseconds=" + std::string(Trim(s.top.base_time_ns));
+      r.time_base = "baseTimeNanoseconds=" + s.base_time_ns;
     } else {
       Warn(s, Code::kBadEvent, 0, "baseTimeNanoseconds is not a number; ignored");
     }
   } else if (s.cls.kind == Kind::kOther) {
-    bool all_epoch = events.size() > first_event;
-    for (size_t i = first_event; i < events.size() && all_epoch; i++)
+    bool all_epoch = end > first;
+    for (uint64_t i = first; i < end && all_epoch; i++)
       if (events[i].has_ts && events[i].ts < kEpoch2001Ns) all_epoch = false;
     if (all_epoch) {
       r.absolute = true;
@@ -409,7 +441,7 @@ void Merger::Impl::ApplyClock(uint32_t index, size_t first_event, int64_t header
   }
   if (!r.absolute) {
     r.time_base = "none: times stay relative";
-    if (events.size() > first_event)
+    if (end > first)
       Warn(s, Code::kNoClock, 0,
            "no absolute time base (no smdebug header, TF .metadata sidecar or baseTimeNanoseconds); "
            "times stay relative — give an offset to align it");
@@ -417,7 +449,7 @@ void Merger::Impl::ApplyClock(uint32_t index, size_t first_event, int64_t header
   for (auto& [pattern, us] : opt.offsets_us)
     if (PathMatches(s.path, pattern)) r.offset_us = us;
   const int64_t shift = r.offset_us * 1000;
-  for (size_t i = first_event; i < events.size(); i++) {
+  for (uint64_t i = first; i < end; i++) {
     Event& e = events[i];
     if (!e.has_ts) continue;
     if (!e.based) e.ts += base;
@@ -653,21 +685,7 @@ void Merger::Impl::AssignTracks(
 Report Merger::Merge(const Sink& sink) {
   Impl& m = *impl_;
   Report report;
-  // Deterministic regardless of the order files were given or dropped in.
-  std::stable_sort(m.sources.begin(), m.sources.end(),
-                   [](const Source& a, const Source& b) { return a.path < b.path; });
-  for (const Source& s : m.sources)
-    if (s.report.included) m.bytes_total += s.size;
-  for (uint32_t i = 0; i < m.sources.size() && !m.cancelled; i++) {
-    if (!m.sources[i].report.included) continue;
-    m.Parse(i);
-    // The templates in the arena are all the writer needs: let the input go.
-    std::string().swap(m.sources[i].data);
-    m.sources[i].top = TopLevel{};
-    m.bytes_before += m.sources[i].size;
-    m.Tick("parse", m.bytes_before, m.bytes_total, true);
-  }
-
+  m.Join();
   m.Describe(&report);
   bool ok = !m.cancelled && m.ResolveWindow(&report);
   if (m.cancelled) report.fatal = Diagnostic{Code::kCancelled, "", 0, "merge cancelled"};

@@ -93,6 +93,11 @@ struct Report {
   std::string ToJson() const;   // the "tracemerge" object embedded in the output
 };
 
+// A gzip file's last 4 bytes hold its inflated size modulo 2^32: a good
+// allocation hint when it is not smaller than the file (then it wrapped).
+//   GzipSizeHint(first_two_bytes, last_four_bytes, file_size) → bytes, or file_size
+uint64_t GzipSizeHint(std::string_view head, std::string_view tail4, uint64_t file_size);
+
 class Merger {
  public:
   explicit Merger(Options options);
@@ -101,7 +106,9 @@ class Merger {
   Merger& operator=(const Merger&) = delete;
 
   // Streams one source in chunks of any size (gzip is inflated as it comes).
-  void BeginSource(std::string path);
+  // size_hint: the expected (inflated) size, if known, so that the buffer is
+  // allocated once; see GzipSizeHint().
+  void BeginSource(std::string path, uint64_t size_hint = 0);
   void AppendChunk(std::string_view bytes);
   void EndSource();
   void AddSource(std::string path, std::string_view bytes) {

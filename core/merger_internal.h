@@ -31,6 +31,21 @@ struct Thread {  // one original (pid, tid) of one source
   std::vector<uint32_t> lane_tids; // output tid of lane 0, 1, …
 };
 
+struct Event {
+  int64_t ts = 0;   // absolute ns (relative for sources without a clock)
+  int64_t dur = 0;  // ns, X only
+  uint64_t offset = 0;  // of the output template in the source's arena
+  uint32_t length = 0;
+  uint32_t source = 0;
+  uint32_t thread = 0;
+  uint32_t pair_key = 0;  // b/e, S/F: which async pair it belongs to
+  char ph = 0;
+  uint8_t lane = 0;
+  bool keep = true;
+  bool has_ts = false, has_dur = false;
+  bool based = false;  // ts already absolute (smdebug header seen before it)
+};
+
 struct Source {
   std::string path;
   Classification cls;
@@ -51,22 +66,18 @@ struct Source {
   std::unordered_map<std::string, uint32_t> pair_keys;  // async "cat\x1fid" → number
   std::string arena;                    // output templates of the events (event_parser.h)
   TopLevel top;
+  std::string base_time_ns;  // Kineto's baseTimeNanoseconds, as written
+
+  // Parsed as soon as the source ends (its input is freed then); joined with
+  // the others, in path order, when the merge runs.
+  std::vector<Event> events;
+  std::vector<std::pair<int64_t, uint32_t>> step_marks, profiler_steps;  // (step, local event)
+  std::vector<Diagnostic> warnings;
+  int64_t header_base = 0;  // smdebug clock header, if seen
+  bool have_header = false;
+  uint64_t first_event = 0;  // in the joined event list
 };
 
-struct Event {
-  int64_t ts = 0;   // absolute ns (relative for sources without a clock)
-  int64_t dur = 0;  // ns, X only
-  uint64_t offset = 0;  // of the output template in the source's arena
-  uint32_t length = 0;
-  uint32_t source = 0;
-  uint32_t thread = 0;
-  uint32_t pair_key = 0;  // b/e, S/F: which async pair it belongs to
-  char ph = 0;
-  uint8_t lane = 0;
-  bool keep = true;
-  bool has_ts = false, has_dur = false;
-  bool based = false;  // ts already absolute (smdebug header seen before it)
-};
 
 // Writes the merged JSON for the kept events (already sorted) to sink.
 void WriteOutput(std::vector<Source>& sources, const std::vector<Event>& events,

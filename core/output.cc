@@ -64,7 +64,7 @@ std::string JsonEscape(std::string_view s) {
     } else if (c < 0x80) {
       out.push_back(static_cast<char>(c));
     } else {
-      size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
+      size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
       bool ok = n > 0 && i + n <= s.size();
       for (size_t k = 1; ok && k < n; k++) ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
       if (ok && n == 3) {

@@ -29,6 +29,12 @@ const bool kNewHandlerInstalled = [] {
   return true;
 }();
 
+std::string Bytes(val u8) {
+  std::string bytes(u8["length"].as<size_t>(), '\0');
+  val(emscripten::typed_memory_view(bytes.size(), bytes.data())).call<void>("set", u8);
+  return bytes;
+}
+
 class JsMerger {
  public:
   // argv: the CLI's options as strings, e.g. ["--unit","step","--start","2"].
@@ -43,7 +49,12 @@ class JsMerger {
   }
 
   std::string error() const { return status_.ok() ? "" : status_.message; }
-  void beginSource(const std::string& path) { merger_->BeginSource(path); }
+  void beginSource(const std::string& path, double size_hint) {
+    merger_->BeginSource(path, static_cast<uint64_t>(size_hint));
+  }
+  static double gzipSizeHint(val head, val tail4, double file_size) {
+    return static_cast<double>(tmg::GzipSizeHint(Bytes(head), Bytes(tail4), static_cast<uint64_t>(file_size)));
+  }
   void appendChunk(val bytes) {
     const size_t n = bytes["length"].as<size_t>();
     buf_.resize(n);
@@ -72,11 +83,7 @@ class JsMerger {
   val on_progress_ = val::undefined();
 };
 
-std::string ClassifyJson(const std::string& path, val head) {
-  std::string bytes(head["length"].as<size_t>(), '\0');
-  val(emscripten::typed_memory_view(bytes.size(), bytes.data())).call<void>("set", head);
-  return tmg::ClassifyJson(path, bytes);
-}
+std::string ClassifyJson(const std::string& path, val head) { return tmg::ClassifyJson(path, Bytes(head)); }
 
 std::string ParseArgsJson(val argv) {
   tmg::Args args;
@@ -96,5 +103,6 @@ EMSCRIPTEN_BINDINGS(tracemerge) {
       .function("merge", &JsMerger::merge);
   emscripten::function("parseArgs", &ParseArgsJson);
   emscripten::function("classify", &ClassifyJson);
+  emscripten::function("gzipSizeHint", &JsMerger::gzipSizeHint);
   emscripten::constant("version", std::string(tmg::kVersion));
 }

@@ -67,6 +67,20 @@ export function optionsToArgs(o = {}) {
 
 const CHUNK = 1 << 20;
 
+// The expected inflated size, so the wasm side allocates once (gzip keeps it in its last 4 bytes).
+async function sizeHint(core, data) {
+  const bytes = data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+  if (bytes instanceof Uint8Array) {
+    return bytes.length >= 6 ? core.gzipSizeHint(bytes.subarray(0, 2), bytes.subarray(-4), bytes.length) : bytes.length;
+  }
+  if (data && typeof data.slice === 'function' && typeof data.size === 'number') {
+    if (data.size < 6) return data.size;
+    const [head, tail] = await Promise.all([data.slice(0, 2).arrayBuffer(), data.slice(-4).arrayBuffer()]);
+    return core.gzipSizeHint(new Uint8Array(head), new Uint8Array(tail), data.size);
+  }
+  return 0;  // an iterator: unknown
+}
+
 // Yields Uint8Array chunks of a File/Blob, Uint8Array or ArrayBuffer.
 async function* chunksOf(data) {
   if (data instanceof Uint8Array) {
@@ -112,7 +126,8 @@ export async function createMerger(options = {}, { core } = {}) {
     get bytesRead() { return bytesRead; },
     // Streams one source in; `name` is its relative path ("job/framework/…").
     async addSource(name, data, { signal } = {}) {
-      guard(() => m.beginSource(name));
+      const hint = await sizeHint(core, data);
+      guard(() => m.beginSource(name, hint));
       for await (const chunk of chunksOf(data)) {
         if (signal?.aborted) throw cancelled(bytesRead);
         guard(() => m.appendChunk(chunk));

@@ -93,7 +93,17 @@ int main(int argc, char** argv) {
       std::cerr << "tracemerge: " << in.disk_path << ": " << std::strerror(errno) << "\n";
       continue;
     }
-    merger.BeginSource(in.name);
+    uint64_t hint = 0;
+    char head[2] = {0, 0}, tail[4];
+    std::error_code ec;
+    const uint64_t file_size = fs::file_size(in.disk_path, ec);
+    if (!ec && file_size >= 6 && std::fread(head, 1, 2, f) == 2 && std::fseek(f, -4, SEEK_END) == 0 &&
+        std::fread(tail, 1, 4, f) == 4)
+      hint = GzipSizeHint({head, 2}, {tail, 4}, file_size);
+    else if (!ec)
+      hint = file_size;
+    std::rewind(f);
+    merger.BeginSource(in.name, hint);
     size_t got;
     while ((got = std::fread(buf.data(), 1, buf.size(), f)) > 0) merger.AppendChunk({buf.data(), got});
     std::fclose(f);
