@@ -38,7 +38,9 @@ std::string Bytes(val u8) {
 class JsMerger {
  public:
   // argv: the CLI's options as strings, e.g. ["--unit","step","--start","2"].
-  explicit JsMerger(val argv) {
+  // onProgress(stage, done, total) → false cancels; called while sources are
+  // parsed (as each one ends) and while the output is written.
+  JsMerger(val argv, val on_progress) : on_progress_(on_progress) {
     status_ = tmg::ParseArgs(emscripten::vecFromJSArray<std::string>(argv), &args_);
     args_.options.progress = [this](const tmg::Progress& p) {
       return on_progress_.isUndefined() ||
@@ -64,13 +66,10 @@ class JsMerger {
   void endSource() { merger_->EndSource(); }
 
   // onChunk(Uint8Array view) must copy the view before returning.
-  // onProgress(stage, done, total) returns false to cancel.
-  std::string merge(val on_chunk, val on_progress) {
-    on_progress_ = on_progress;
+  std::string merge(val on_chunk) {
     tmg::Report report = merger_->Merge([&](std::string_view c) {
       on_chunk(val(emscripten::typed_memory_view(c.size(), reinterpret_cast<const uint8_t*>(c.data()))));
     });
-    on_progress_ = val::undefined();
     std::vector<char>().swap(buf_);
     return tmg::ResultJson(report, args_.options.gzip);
   }
@@ -80,7 +79,7 @@ class JsMerger {
   tmg::Status status_;
   std::unique_ptr<tmg::Merger> merger_;
   std::vector<char> buf_;
-  val on_progress_ = val::undefined();
+  val on_progress_;
 };
 
 std::string ClassifyJson(const std::string& path, val head) { return tmg::ClassifyJson(path, Bytes(head)); }
@@ -95,7 +94,7 @@ std::string ParseArgsJson(val argv) {
 
 EMSCRIPTEN_BINDINGS(tracemerge) {
   emscripten::class_<JsMerger>("Merger")
-      .constructor<val>()
+      .constructor<val, val>()
       .function("error", &JsMerger::error)
       .function("beginSource", &JsMerger::beginSource)
       .function("appendChunk", &JsMerger::appendChunk)

@@ -12,6 +12,8 @@ export interface MergeOptions {
   /** Manual clock offsets in µs by path (exact path, folder prefix or file name). */
   offsets?: Record<string, number> | [string, number][];
   gzip?: boolean;
+  /** Only describe the job (report.job: span and steps); no output. */
+  scan?: boolean;
   /** Per-file inflated size limit in MB (default 4096). */
   maxFileMb?: number;
 }
@@ -45,6 +47,7 @@ export interface MergeResult {
 export interface Progress {
   stage: 'read' | 'parse' | 'write';
   bytesDone?: number; bytesTotal?: number; eventsDone?: number; eventsTotal?: number;
+  fileBytesDone?: number; fileBytesTotal?: number;
   mbPerSec?: number; file?: string;
 }
 
@@ -60,13 +63,15 @@ export declare class TraceMergeError extends Error {
 export interface Merger {
   readonly bytesRead: number;
   addSource(name: string, data: FileLike['data'] | Blob, opts?: { signal?: AbortSignal }): Promise<void>;
-  merge(opts?: { onChunk?: (bytes: Uint8Array) => void;
-                 onProgress?: (stage: string, done: number, total: number) => boolean | void }):
-    { chunks: Uint8Array[]; result: MergeResult };
+  merge(opts?: { onChunk?: (bytes: Uint8Array) => void }): { chunks: Uint8Array[]; result: MergeResult };
   delete(): void;
 }
 
-export declare function createMerger(options?: MergeOptions | string[]): Promise<Merger>;
+/** onProgress: 'parse' (bytes of the source that is ending) and 'write' (events); false cancels. */
+export declare function createMerger(options?: MergeOptions | string[], opts?: {
+  onProgress?: (stage: 'parse' | 'write', done: number, total: number) => boolean | void }): Promise<Merger>;
+export declare function scanFiles(files: Iterable<FileLike>, options?: MergeOptions): Promise<MergeResult>;
+export declare function classifyFile(name: string, blob: Blob): Promise<{ kind: string; node: string; reason: string; quiet: boolean }>;
 export declare function mergeFiles(files: Iterable<FileLike>, options?: MergeOptions,
   opts?: { onProgress?: (p: Progress) => void; signal?: AbortSignal; output?: 'blob' | 'chunks' }):
   Promise<{ blob?: Blob; chunks?: Uint8Array[]; report: Report; result: MergeResult }>;

@@ -97,12 +97,15 @@ async function* chunksOf(data) {
 }
 
 // A merger fed source by source. Call delete() when done (or let merge() do it).
-export async function createMerger(options = {}, { core } = {}) {
+// onProgress(stage, done, total): 'parse' (bytes of the source that is ending) and
+// 'write' (events); return false to cancel.
+export async function createMerger(options = {}, { core, onProgress } = {}) {
   core ??= await loadCore();
   const args = Array.isArray(options) ? options : optionsToArgs(options);
+  const progress = (stage, done, total) => (onProgress ? onProgress(stage, done, total) !== false : true);
   let m;
   try {
-    m = new core.Merger(args);
+    m = new core.Merger(args, progress);
   } catch (e) {
     throw wrapAbort(core, e, 0);
   }
@@ -136,12 +139,11 @@ export async function createMerger(options = {}, { core } = {}) {
       guard(() => m.endSource());
     },
     // Runs the merge; returns { chunks, result } where result has fatal, summary, outputName, report.
-    merge({ onChunk, onProgress } = {}) {
+    merge({ onChunk } = {}) {
       const chunks = [];
       // The view points into the wasm heap, which may move: copy it at once.
       const copy = (view) => (onChunk ? onChunk(view.slice()) : chunks.push(view.slice()));
-      const progress = (stage, done, total) => (onProgress ? onProgress(stage, done, total) !== false : true);
-      const json = guard(() => m.merge(copy, progress));
+      const json = guard(() => m.merge(copy));
       this.delete();
       return { chunks, result: JSON.parse(json) };
     },
@@ -177,25 +179,28 @@ export function sourceName(file) {
 
 // One call: files = File[] | { name, data }[]. Resolves { blob | chunks, report, result }.
 export async function mergeFiles(files, options = {}, { onProgress, signal, core, output = 'blob' } = {}) {
-  const merger = await createMerger(options, { core });
+  const list = [...files].map((f) => ('data' in f && 'name' in f && !(f instanceof Blob) ? f : { name: sourceName(f), data: f }));
+  const bytesTotal = list.reduce((n, f) => n + (f.data.size ?? f.data.byteLength ?? 0), 0);
+  let eventsTotal = 0;
+  let current = '';
+  const merger = await createMerger(options, {
+    core,
+    onProgress: (stage, done, total) => {
+      if (stage === 'write') eventsTotal = total;
+      onProgress?.(stage === 'parse'
+        ? { stage, file: current, fileBytesDone: done, fileBytesTotal: total, bytesDone: merger.bytesRead, bytesTotal }
+        : { stage, eventsDone: done, eventsTotal: total, bytesDone: bytesTotal, bytesTotal });
+      return !signal?.aborted;
+    },
+  });
   try {
-    const list = [...files].map((f) => ('data' in f && 'name' in f && !(f instanceof Blob) ? f : { name: sourceName(f), data: f }));
-    const bytesTotal = list.reduce((n, f) => n + (f.data.size ?? f.data.byteLength ?? 0), 0);
-    let eventsTotal = 0;
     for (const f of list) {
+      current = f.name;
       await merger.addSource(f.name, f.data, { signal });
       onProgress?.({ stage: 'read', bytesDone: merger.bytesRead, bytesTotal, file: f.name });
+      if (signal?.aborted) throw cancelled(merger.bytesRead);
     }
-    if (signal?.aborted) throw cancelled(merger.bytesRead);
-    const { chunks, result } = merger.merge({
-      onProgress: (stage, done, total) => {
-        if (stage === 'write') eventsTotal = total;
-        onProgress?.(stage === 'parse'
-          ? { stage, bytesDone: done, bytesTotal: total }
-          : { stage, eventsDone: done, eventsTotal: total });
-        return !signal?.aborted;
-      },
-    });
+    const { chunks, result } = merger.merge();
     if (result.fatal) throw new TraceMergeError({ ...result.fatal, result });
     const type = options.gzip ? 'application/gzip' : 'application/json';
     return {
