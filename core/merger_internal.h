@@ -13,6 +13,7 @@
 #include "kinds.h"
 #include "merger.h"
 #include "tokenizer.h"
+#include "status.h"
 
 namespace tracemerge {
 
@@ -88,5 +89,50 @@ void WriteOutput(std::vector<Source>& sources, const std::vector<Event>& events,
 // (WriteOutput sets report->fatal to CANCELLED when options.progress says stop.)
 
 std::string JsonEscape(std::string_view s);
+
+
+constexpr size_t kPad = simdjson::SIMDJSON_PADDING;  // readable slack after every input buffer
+
+// "rank-1.json" matches "job/rank-1.json"; "job/system" matches everything under it.
+bool PathMatches(std::string_view path, std::string_view pattern);
+// {(3,t),(1,t),(2,t),(7,t)} → "1-3, 7"
+std::string StepList(const std::vector<std::pair<int64_t, int64_t>>& steps);
+
+// The merge's state; its stages live in ingest.cc (read, classify, parse),
+// timeline.cc (clock, window), tracks.cc (pids, tids, lanes) and merger.cc.
+struct Merger::Impl {
+  Options opt;
+  std::vector<Source> sources;
+  std::vector<Event> events;
+  std::vector<std::pair<int64_t, uint32_t>> step_marks;     // (step, event) pythontimeline
+  std::vector<std::pair<int64_t, uint32_t>> profiler_steps; // (step, event) ProfilerStep#N
+  std::vector<Diagnostic> warnings;
+  EventParser parser;
+  bool cancelled = false;
+  uint64_t tick = 0;
+
+  // Reports progress every 16384 calls; remembers a cancel.
+  void Tick(const char* stage, uint64_t done, uint64_t total, bool force = false) {
+    if (!opt.progress || cancelled || (++tick % 16384 != 0 && !force)) return;
+    if (!opt.progress(Progress{stage, done, total})) cancelled = true;
+  }
+
+  void Warn(Source& s, Code code, uint64_t offset, std::string msg) {
+    s.warnings.push_back({code, s.path, offset, std::move(msg)});
+  }
+
+  void Append(Source& s, std::string_view bytes);
+  void Finish(Source& s);
+  void Parse(Source& s);
+  void ParseEvent(Source& s, Span span);
+  void ParseMetrics(Source& s);
+  void Join();
+  void ApplyClock(uint32_t index);
+  void Describe(Report* r);
+  bool ResolveWindow(Report* r);
+  void Filter(const Report& r);
+  void AssignTracks(std::vector<std::pair<uint32_t, std::string>>* process_names,
+                    std::vector<std::tuple<uint32_t, uint32_t, std::string>>* thread_names);
+};
 
 }  // namespace tracemerge

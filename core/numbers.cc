@@ -95,6 +95,18 @@ std::optional<int64_t> ParseScaled(std::string_view token, int64_t scale) {
   return neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
 }
 
+int64_t AddNs(int64_t a, int64_t b) {
+  int64_t sum;
+  if (!__builtin_add_overflow(a, b, &sum)) return sum;
+  return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
+int64_t MicrosToNs(int64_t us) {
+  int64_t ns;
+  if (!__builtin_mul_overflow(us, int64_t{1000}, &ns)) return ns;
+  return us > 0 ? INT64_MAX : INT64_MIN;
+}
+
 void AppendMicros(std::string& out, int64_t ns) {
   uint64_t mag = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
   if (ns < 0) out.push_back('-');

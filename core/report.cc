@@ -61,17 +61,8 @@ std::string Report::Summary() const {
   if (fatal) s += "error: " + fatal->ToString() + "\n";
   if (job_start_ns <= job_end_ns) {
     s += "job: " + FormatMicros(job_start_ns) + " .. " + FormatMicros(job_end_ns) + " µs";
-    if (!steps.empty()) {
-      std::vector<std::pair<int64_t, int64_t>> sorted = steps;
-      std::sort(sorted.begin(), sorted.end());
-      s += ", " + std::to_string(steps.size()) + " steps (" + steps_from + "): ";
-      for (size_t i = 0; i < sorted.size();) {  // "0-57, 60"
-        size_t j = i;
-        while (j + 1 < sorted.size() && sorted[j + 1].first == sorted[j].first + 1) j++;
-        s += (i ? ", " : "") + std::to_string(sorted[i].first) + (j > i ? "-" + std::to_string(sorted[j].first) : "");
-        i = j + 1;
-      }
-    }
+    if (!steps.empty())
+      s += ", " + std::to_string(steps.size()) + " steps (" + steps_from + "): " + StepList(steps);
     s += "\n";
   }
   s += "window: " + WindowText(*this) + "\n";

@@ -1,0 +1,300 @@
+// Ingest: sources arrive in chunks (gzip inflated as they come), are classified
+// when they end, and parsed right away into events and output templates, after
+// which their input bytes are freed.
+#include "merger.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "merger_internal.h"
+#include "numbers.h"
+
+namespace tracemerge {
+
+Merger::Merger(Options options) : impl_(new Impl) { impl_->opt = std::move(options); }
+Merger::~Merger() = default;
+
+uint64_t GzipSizeHint(std::string_view head, std::string_view tail4, uint64_t file_size) {
+  if (!LooksGzipped(head) || tail4.size() != 4) return file_size;
+  uint64_t isize = 0;
+  for (int i = 3; i >= 0; i--) isize = isize << 8 | static_cast<unsigned char>(tail4[i]);
+  return isize >= file_size ? isize : file_size;
+}
+
+void Merger::BeginSource(std::string path, uint64_t size_hint) {
+  Source& s = impl_->sources.emplace_back();
+  s.path = std::move(path);
+  s.report.path = s.path;
+  s.data.reserve(std::min(size_hint, impl_->opt.max_inflated_bytes) + kPad);
+}
+
+void Merger::AppendChunk(std::string_view bytes) {
+  if (impl_->sources.empty()) return;
+  Source& s = impl_->sources.back();
+  s.report.bytes += bytes.size();
+  if (!s.decided) {  // a chunk may be 1 byte: wait for the 2-byte gzip magic
+    s.pending.append(bytes);
+    if (s.pending.size() < 2) return;
+    s.decided = true;
+    s.gz = LooksGzipped(s.pending);
+    if (s.gz) s.inflater = std::make_unique<Inflater>(impl_->opt.max_inflated_bytes);
+    std::string first;
+    first.swap(s.pending);
+    impl_->Append(s, first);
+    return;
+  }
+  impl_->Append(s, bytes);
+}
+
+void Merger::Impl::Append(Source& s, std::string_view bytes) {
+  if (s.gz) {
+    s.inflater->Feed(bytes, s.data);
+    return;
+  }
+  if (s.over_limit) return;
+  if (s.data.size() + bytes.size() > opt.max_inflated_bytes) {
+    s.over_limit = true;
+    bytes = bytes.substr(0, opt.max_inflated_bytes - s.data.size());
+    Warn(s, Code::kTooLarge, opt.max_inflated_bytes,
+         "file is larger than the limit of " + std::to_string(opt.max_inflated_bytes) +
+             " bytes; kept the first part");
+  }
+  s.data.append(bytes);
+}
+
+void Merger::EndSource() {
+  if (impl_->sources.empty()) return;
+  Source& s = impl_->sources.back();
+  if (!s.decided) {
+    s.decided = true;
+    s.data.swap(s.pending);
+  }
+  impl_->Finish(s);
+}
+
+void Merger::Impl::Finish(Source& s) {
+  if (s.inflater) {
+    Diagnostic d;
+    if (!s.inflater->Finish(&d)) Warn(s, d.code, d.offset, d.message + " (compressed offset)");
+    s.inflater.reset();
+  }
+  s.size = s.data.size();
+  s.report.inflated_bytes = s.size;
+  s.data.append(kPad, ' ');
+  s.cls = Classify(s.path, std::string_view(s.data.data(), std::min<uint64_t>(s.size, 4096)));
+  s.report.kind = s.cls.kind;
+  s.report.node = s.cls.node;
+  if (s.cls.kind == Kind::kSkipped) {
+    s.report.included = false;
+    s.report.note = "skipped: " + s.cls.reason;
+    Warn(s, s.cls.quiet ? Code::kSkipped : Code::kNotATrace, 0, "skipped: " + s.cls.reason);
+    s.data = std::string();
+  } else if (s.cls.kind == Kind::kSidecar) {
+    s.report.included = false;
+    s.report.note = "TF time base (start " + s.cls.node + ")";
+  } else if (!(opt.kinds & KindBit(s.cls.kind))) {
+    s.report.included = false;
+    s.report.note = "filtered out (kind not selected)";
+    s.data = std::string();
+  }
+  if (s.report.included) {
+    s.arena.reserve(s.size + s.size / 8);  // templates are about as long as the input
+    Parse(s);
+    // The templates in the arena are all the writer needs: let the input go.
+    std::string().swap(s.data);
+    if (s.arena.size() < s.arena.capacity() / 2) s.arena.shrink_to_fit();
+  }
+}
+
+// ---- parse -----------------------------------------------------------------
+
+// Consecutive events mostly share their process and thread: check the last one first.
+static uint32_t ProcIndex(Source& s, std::string_view pid) {
+  if (!s.procs.empty() && s.procs[s.last_proc].pid_text == pid) return s.last_proc;
+  auto [it, added] = s.proc_ix.try_emplace(std::string(pid), static_cast<uint32_t>(s.procs.size()));
+  if (added) s.procs.push_back({std::string(pid), "", false, 0});
+  return s.last_proc = it->second;
+}
+
+static uint32_t ThreadIndex(Source& s, uint32_t proc, std::string_view tid) {
+  if (!s.threads.empty()) {
+    const Thread& last = s.threads[s.last_thread];
+    if (last.proc == proc && last.tid_text == tid) return s.last_thread;
+  }
+  std::string key = std::to_string(proc) + '\x1f' + std::string(tid);
+  auto [it, added] = s.thread_ix.try_emplace(key, static_cast<uint32_t>(s.threads.size()));
+  if (added) s.threads.push_back({proc, std::string(tid), "", false, {}});
+  return s.last_thread = it->second;
+}
+
+void Merger::Impl::Parse(Source& s) {
+  if (s.cls.kind == Kind::kSystem) return ParseMetrics(s);
+  std::vector<Diagnostic> diags;
+  ScanLimits limits;
+  limits.max_depth = opt.max_depth;
+  bool ok = ScanTrace(std::string_view(s.data.data(), s.size), limits, &s.top,
+                      [&](Span sp) { ParseEvent(s, sp); }, &diags);
+  for (Diagnostic& d : diags) {
+    if (d.code == Code::kTooDeep || d.code == Code::kBadEvent) {
+      s.report.events_read++;
+      s.report.events_dropped++;
+    }
+    Warn(s, d.code, d.offset, d.message);
+  }
+  if (!ok) {
+    s.report.included = false;
+    s.report.note = "not a trace";
+    return;
+  }
+  if (!s.top.base_time_ns.empty()) s.base_time_ns = std::string(Trim(s.top.base_time_ns));
+  s.top = TopLevel{};  // its views point into the input
+}
+
+void Merger::Impl::ParseEvent(Source& s, Span sp) {
+  EventFields f;
+  std::string error;
+  Tick("parse", sp.offset, s.size);
+  if (cancelled) return;
+  s.report.events_read++;
+  if (sp.length > UINT32_MAX) {
+    s.report.events_dropped++;
+    return Warn(s, Code::kTooLarge, sp.offset, "event larger than 4 GB; dropped");
+  }
+  const size_t mark = s.arena.size();
+  if (!parser.Parse(s.data.data() + sp.offset, sp.length, &f, &error, &s.arena, &s.ids)) {
+    s.arena.resize(mark);
+    s.report.events_dropped++;
+    return Warn(s, Code::kBadJson, sp.offset, "event dropped: " + error);
+  }
+  // From here on, an event that is not kept takes its template back out.
+  struct Cut {
+    std::string& arena;
+    size_t mark;
+    bool keep = false;
+    ~Cut() {
+      if (!keep) arena.resize(mark);
+    }
+  } cut{s.arena, mark};
+  if (f.ph.empty()) {
+    s.report.events_dropped++;
+    return Warn(s, Code::kBadEvent, sp.offset, "event has no \"ph\"; dropped");
+  }
+  const char ph = f.ph[0];
+  if (ph == 'M' && f.name == "process_name" && !f.arg_start_time.empty()) {
+    // smdebug's clock header; a repeated header re-bases the events after it.
+    auto base = ParseMicros(f.arg_start_time);
+    if (!base) {
+      s.report.events_dropped++;
+      return Warn(s, Code::kBadEvent, sp.offset, "start_time_since_epoch_in_micros is not a number");
+    }
+    if (s.have_header && *base != s.header_base)
+      Warn(s, Code::kNote, sp.offset, "clock header repeated with a new start time; later events re-based");
+    s.header_base = *base;
+    s.have_header = true;
+    s.report.metadata_merged++;
+    return;
+  }
+  uint32_t proc = ProcIndex(s, Unquote(f.pid));
+  if (ph == 'M' && f.name == "process_name") {
+    s.procs[proc].name = std::string(f.arg_name);
+    s.report.metadata_merged++;
+    return;
+  }
+  uint32_t thread = ThreadIndex(s, proc, Unquote(f.tid));
+  if (ph == 'M' && f.name == "thread_name") {
+    s.threads[thread].name = std::string(f.arg_name);
+    s.report.metadata_merged++;
+    return;
+  }
+  Event e;
+  e.offset = mark;
+  e.length = static_cast<uint32_t>(s.arena.size() - mark);
+  e.thread = thread;
+  e.ph = ph;
+  if (ph == 'b' || ph == 'e' || ph == 'S' || ph == 'F') {
+    std::string key = std::string(f.cat) + '\x1f' + std::string(IdKey(f.id.empty() ? f.id2_global : f.id));
+    e.pair_key = s.pair_keys.try_emplace(key, static_cast<uint32_t>(s.pair_keys.size())).first->second;
+  }
+  if (!f.ts.empty()) {
+    auto ts = ParseMicros(f.ts);
+    if (!ts) {
+      s.report.events_dropped++;
+      return Warn(s, Code::kBadEvent, sp.offset, "\"ts\" is not a number in range; event dropped");
+    }
+    e.ts = *ts;
+    e.has_ts = true;
+  } else if (ph != 'M') {
+    s.report.events_dropped++;
+    return Warn(s, Code::kBadEvent, sp.offset, "event has no \"ts\"; dropped");
+  }
+  if (!f.dur.empty()) {
+    auto dur = ParseMicros(f.dur);
+    e.has_dur = true;
+    if (!dur || *dur < 0) {
+      Warn(s, Code::kBadEvent, sp.offset, "\"dur\" is negative or not a number; written as 0");
+      e.dur = 0;
+    } else {
+      e.dur = *dur;
+    }
+  }
+  if (s.have_header) {
+    e.ts = AddNs(e.ts, s.header_base);
+    e.based = true;
+  }
+  auto idx = static_cast<uint32_t>(s.events.size());
+  if (!f.arg_step_num.empty() && s.cls.kind == Kind::kPythonTimeline) {
+    if (auto step = ParseScaled(f.arg_step_num, 1)) s.step_marks.push_back({*step, idx});
+  }
+  constexpr std::string_view kProfilerStep = "ProfilerStep#";
+  if (f.name.substr(0, kProfilerStep.size()) == kProfilerStep) {
+    if (auto step = ParseScaled(f.name.substr(kProfilerStep.size()), 1)) s.profiler_steps.push_back({*step, idx});
+  }
+  cut.keep = true;
+  s.events.push_back(e);
+}
+
+void Merger::Impl::ParseMetrics(Source& s) {
+  std::string_view data(s.data.data(), s.size);
+  ScanLines(data, [&](Span sp) {
+    Tick("parse", sp.offset, s.size);
+    if (cancelled) return;
+    MetricFields m;
+    std::string error;
+    s.report.events_read++;
+    bool last = sp.offset + sp.length >= s.size;
+    if (!parser.ParseMetric(s.data.data() + sp.offset, sp.length, &m, &error) ||
+        m.timestamp.empty() || m.value.empty() || !IsPortableNumber(m.value)) {
+      s.report.events_dropped++;
+      if (last) return Warn(s, Code::kNote, sp.offset, "last line is incomplete (writer was still appending); skipped");
+      return Warn(s, Code::kBadJson, sp.offset,
+                  "metrics line dropped: " + (error.empty() ? std::string("missing or bad Timestamp/Value") : error));
+    }
+    auto ts = ParseScaled(m.timestamp, 1000000000);
+    if (!ts) {
+      s.report.events_dropped++;
+      return Warn(s, Code::kBadEvent, sp.offset, "Timestamp is not a number in range; line dropped");
+    }
+    uint32_t proc = ProcIndex(s, m.node.empty() ? std::string_view(s.cls.node) : m.node);
+    Event e;
+    e.offset = s.arena.size();
+    // One counter track per node and metric, every sample.
+    s.arena.append("{\"name\":\"").append(m.name).append("_").append(m.dimension);
+    s.arena.append("\",\"ph\":\"C\",\"ts\":").push_back(kTsMark);
+    s.arena.append(",\"pid\":").push_back(kPidMark);
+    s.arena.append(",\"tid\":").push_back(kTidMark);
+    s.arena.append(",\"args\":{\"value\":").append(m.value).append("}}");
+    e.length = static_cast<uint32_t>(s.arena.size() - e.offset);
+    e.thread = ThreadIndex(s, proc, "");
+    e.ph = 'C';
+    e.ts = *ts;
+    e.has_ts = true;
+    e.based = true;
+    s.events.push_back(e);
+  });
+}
+
+// Joins the sources' events in path order (deterministic whatever order the
+
+}  // namespace tracemerge
