@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # build.sh — run setup.sh, then the native Release build into build/native (CLI:
-# build/native/tracemerge) and the WebAssembly build into build/wasm (ES module,
-# worker, Node CLI). --native-only skips the wasm build. Other args go to setup.sh.
+# build/native/tracemerge), the WebAssembly build into build/wasm (ES module, worker,
+# Node CLI) and the page into build/web. --native-only skips wasm and web. Other args
+# go to setup.sh (e.g. --browser installs Chromium for the browser tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,5 +24,7 @@ if [ "$WASM" = 1 ]; then
   echo "[build] wasm Release -> build/wasm"
   emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release
   cmake --build build/wasm -j2
+  echo "[build] web page -> build/web (and build/web/tracemerge.html)"
+  node web/build.mjs
 fi
 echo "[build] done"

@@ -4,8 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/build.sh "$@"
-rm -rf build/web && cp -r web build/web  # always serve the current page
+bash scripts/build.sh "$@"  # also builds the page into build/web/
 
 port_free() { python3 -c 'import socket,sys; s=socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1])))' "$1" 2>/dev/null; }
 if [ -n "${PORT:-}" ]; then

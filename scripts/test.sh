@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# test.sh — build (scripts/build.sh, same args), then run the native test suite with ctest.
-# Exits non-zero if any test fails. With --full, or when $CI is set, also the sanitizer
-# run: unit + golden tests under ASan+UBSan (build/asan), then scripts/fuzz.sh 60.
+# test.sh — installs and builds everything (scripts/build.sh --browser), then runs every
+# test: ctest (native unit + golden), node --test tests/wasm (wasm = native bytes, API,
+# worker), tests/e2e (the page in Chromium, notebook helper). Exits non-zero on a failure.
+# With --full, or when $CI is set, also the sanitizer run (unit + golden tests under
+# ASan+UBSan in build/asan) and scripts/fuzz.sh 60.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,7 +11,7 @@ FULL=0; [ -n "${CI:-}" ] && FULL=1
 args=()
 for a in "$@"; do if [ "$a" = --full ]; then FULL=1; else args+=("$a"); fi; done
 
-bash scripts/build.sh "${args[@]}"
+bash scripts/build.sh --browser "${args[@]}"
 
 echo "[test] ctest build/native"
 ctest --test-dir build/native --output-on-failure -j2
@@ -19,7 +21,13 @@ if [ -f build/wasm/tracemerge.mjs ]; then
   echo "[test] node --test tests/wasm"
   node --test tests/wasm/
 fi
-# ---- BROWSER TESTS (playwright-core + /usr/bin/chromium) go here -----------------------
+# ---- BROWSER TESTS: the page in Debian's Chromium via playwright-core; notebook helper --
+if [ -f build/web/tracemerge.html ]; then
+  echo "[test] node --test tests/e2e"
+  node --test tests/e2e/
+  echo "[test] python3 -m unittest tests/e2e/test_*.py"
+  python3 -m unittest discover -s tests/e2e -p 'test_*.py'
+fi
 # ---- SANITIZERS AND FUZZING (CI or --full: about 6 minutes on 2 cores) ---------------
 if [ "$FULL" = 1 ]; then
   echo "[test] ASan+UBSan RelWithDebInfo -> build/asan"

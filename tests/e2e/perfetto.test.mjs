@@ -1,0 +1,109 @@
+// The Perfetto hand-off against a local stand-in that speaks Perfetto's postMessage protocol
+// (tests/e2e/fake-perfetto.html): the buffer that arrives equals the merged output, in a new
+// tab and in the embedded <iframe>; the address comes from ?perfetto= or from the setting.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { COMBINED, assertLocalOnly, browser, cli, context, download, servers, sha256, waitDone } from './helpers.mjs';
+
+let srv;
+let b;
+let ctx;
+let expected;
+before(async () => {
+  srv = await servers();
+  b = await browser();
+  ctx = await context(b);
+  expected = cli([COMBINED]);
+});
+after(async () => {
+  const requests = ctx?.requests ?? [];
+  await b?.close();
+  await srv?.close();
+  assertLocalOnly(requests);
+});
+
+async function mergedPage(query = '') {
+  const page = await ctx.newPage();
+  await page.goto(srv.page.url + query);
+  await page.getByTestId('folder-input').setInputFiles(COMBINED);
+  await page.getByTestId('merge').and(page.locator(':enabled')).waitFor();
+  await page.getByTestId('merge').click();
+  await waitDone(page);
+  return page;
+}
+
+async function received(target) {
+  await target.waitForFunction(() => window.received.length > 0);
+  return target.evaluate(() => window.received[0]);
+}
+
+function checkArrival(got, page) {
+  assert.equal(got.isArrayBuffer, true);
+  assert.equal(got.byteLength, expected.length);
+  assert.equal(got.sha256, sha256(expected), 'the buffer Perfetto got differs from the merged output');
+  assert.equal(got.fileName, '1596659864838308_merged_timeline.json');
+  assert.match(got.title, /1596659864838308_merged_timeline\.json/);
+  assert.equal(got.keepApiOpen, true);
+  assert.equal(got.origin, new URL(page.url()).origin);
+}
+
+test('nothing goes to Perfetto before the user asks', async () => {
+  const before = ctx.requests.length;
+  const page = await mergedPage(`?perfetto=${encodeURIComponent(srv.perfetto.url)}`);
+  const perfettoPort = new URL(srv.perfetto.url).port;
+  assert.ok(!ctx.requests.slice(before).some((u) => u.includes(`:${perfettoPort}/`)), 'Perfetto was contacted without a click');
+  assert.match(await page.locator('#perfetto-note').textContent(), new RegExp(`Perfetto UI: ${srv.perfetto.url}.*url parameter`));
+  await page.close();
+});
+
+test('"Open in Perfetto" opens a tab, PINGs until PONG and posts the merged bytes', { timeout: 120000 }, async () => {
+  const page = await mergedPage(`?perfetto=${encodeURIComponent(srv.perfetto.url)}`);
+  const [tab] = await Promise.all([page.waitForEvent('popup'), page.getByTestId('open-perfetto').click()]);
+  const got = await received(tab);
+  checkArrival(got, page);
+  assert.equal(new URL(tab.url()).origin, new URL(srv.perfetto.url).origin);
+  assert.ok(await tab.evaluate(() => window.pings) >= 1);
+  await page.locator('#perfetto-note', { hasText: 'Sent' }).waitFor();
+  // The downloaded file is the same bytes.
+  assert.equal(sha256((await download(page)).bytes), got.sha256);
+  await tab.close();
+  await page.close();
+});
+
+test('"Show here" embeds Perfetto with mode=embedded and posts the merged bytes', { timeout: 120000 }, async () => {
+  const page = await mergedPage(`?perfetto=${encodeURIComponent(srv.perfetto.url)}`);
+  await page.getByTestId('show-perfetto').click();
+  const iframe = page.locator('#perfetto-frame');
+  await iframe.waitFor();
+  assert.equal(await iframe.getAttribute('src'), `${srv.perfetto.url}#!/?mode=embedded`);
+  const frame = await (await iframe.elementHandle()).contentFrame();
+  const got = await received(frame);
+  checkArrival(got, page);
+  assert.equal(got.hash, '#!/?mode=embedded');
+  // keepApiOpen: a second merge is sent to the same embedded UI.
+  await page.getByTestId('merge').click();
+  await waitDone(page);
+  await page.getByTestId('show-perfetto').click();
+  await frame.waitForFunction(() => window.received.length === 2);
+  await page.close();
+});
+
+test('the Perfetto address setting is remembered in localStorage', { timeout: 120000 }, async () => {
+  const page = await ctx.newPage();
+  await page.goto(srv.page.url);
+  await page.locator('#settings summary').click();
+  await page.getByLabel('Perfetto UI address').fill(srv.perfetto.url);
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.locator('#perfetto-setting-note', { hasText: 'Saved' }).waitFor();
+  await page.close();
+
+  const again = await mergedPage();  // no URL parameter: the setting applies
+  assert.match(await again.locator('#perfetto-note').textContent(), new RegExp(`${srv.perfetto.url} \\(setting`));
+  await again.getByTestId('show-perfetto').click();
+  const frame = await (await again.locator('#perfetto-frame').elementHandle()).contentFrame();
+  checkArrival(await received(frame), again);
+  await again.locator('#settings summary').click();
+  await again.getByRole('button', { name: 'Use default' }).click();
+  assert.equal(await again.evaluate(() => localStorage.getItem('tracemerge.perfettoUrl')), null);
+  await again.close();
+});

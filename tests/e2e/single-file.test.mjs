@@ -1,0 +1,92 @@
+// build/web/tracemerge.html on its own from file:// (classic scripts, a Blob worker): it
+// merges and downloads the CLI's bytes and hands off to Perfetto. The notebook helper's
+// page, and its Jupyter <iframe srcdoc> form, merge their preloaded files on load.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, before, test } from 'node:test';
+import { COMBINED, ROOT, WEB, assertLocalOnly, browser, cli, context, download, servers, sha256, tmpDir, waitDone } from './helpers.mjs';
+
+const SINGLE = path.join(WEB, 'tracemerge.html');
+let srv;
+let b;
+let ctx;
+let tmp;
+before(async () => {
+  srv = await servers();  // only the Perfetto stand-in is used here
+  b = await browser();
+  ctx = await context(b);
+  tmp = tmpDir('single');
+});
+after(async () => {
+  const requests = ctx?.requests ?? [];
+  await b?.close();
+  await srv?.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+  assertLocalOnly(requests);
+});
+
+test('the single file works from file://: merge, download, Perfetto', { timeout: 120000 }, async () => {
+  // A copy alone in an empty folder: nothing next to it can help.
+  const alone = path.join(tmp, 'alone');
+  fs.mkdirSync(alone);
+  fs.copyFileSync(SINGLE, path.join(alone, 'tracemerge.html'));
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${pathToFileURL(path.join(alone, 'tracemerge.html')).href}?perfetto=${encodeURIComponent(srv.perfetto.url)}`);
+  await page.getByTestId('folder-input').setInputFiles(COMBINED);
+  await page.getByTestId('merge').and(page.locator(':enabled')).waitFor();
+  await page.getByTestId('unit').selectOption('step');
+  await page.getByTestId('start').fill('2');
+  await page.getByTestId('end').fill('4');
+  await page.getByTestId('merge').click();
+  await waitDone(page);
+  const got = await download(page);
+  const expected = cli([COMBINED], ['--unit', 'step', '--start', '2', '--end', '4']);
+  assert.equal(got.name, '1594662617676640_merged_timeline.json');
+  assert.ok(got.bytes.equals(expected));
+
+  await page.getByTestId('show-perfetto').click();
+  const frame = await (await page.locator('#perfetto-frame').elementHandle()).contentFrame();
+  await frame.waitForFunction(() => window.received.length > 0);
+  assert.equal((await frame.evaluate(() => window.received[0])).sha256, sha256(expected));
+  assert.deepEqual(errors, []);
+  // Every script on the page is inline: no module, no sibling file.
+  assert.equal(await page.locator('script[src], link[rel=stylesheet]').count(), 0);
+  await page.close();
+});
+
+function notebookPage(code) {
+  const r = spawnSync('python3', ['-c', `import sys\nfrom tracemerge_notebook import show\n${code}`], {
+    env: { ...process.env, PYTHONPATH: path.join(ROOT, 'web/notebook') }, encoding: 'utf8',
+  });
+  assert.equal(r.status, 0, r.stderr);
+}
+
+test('the notebook helper\'s page merges its preloaded files on load', { timeout: 120000 }, async () => {
+  const out = path.join(tmp, 'notebook.html');
+  notebookPage(`show(${JSON.stringify(COMBINED)}, unit="step", start=2, end=4, gzip=True).save(${JSON.stringify(out)})`);
+  const page = await ctx.newPage();
+  await page.goto(pathToFileURL(out).href);
+  await waitDone(page);
+  assert.equal(await page.getByTestId('unit').inputValue(), 'step');
+  const got = await download(page);
+  assert.equal(got.name, '1594662617676640_merged_timeline.json.gz');
+  assert.ok(got.bytes.equals(cli([COMBINED], ['--unit', 'step', '--start', '2', '--end', '4', '--gzip'])));
+  await page.close();
+});
+
+test('the Jupyter form (sandboxed <iframe srcdoc>) merges too', { timeout: 120000 }, async () => {
+  const out = path.join(tmp, 'cell.html');
+  notebookPage(`open(${JSON.stringify(out)}, "w").write("<!doctype html><title>cell</title>" + show(${JSON.stringify(COMBINED)})._repr_html_())`);
+  const page = await ctx.newPage();
+  await page.goto(pathToFileURL(out).href);
+  const frame = await (await page.locator('iframe').elementHandle()).contentFrame();
+  await waitDone(frame);
+  const [dl] = await Promise.all([page.waitForEvent('download'), frame.getByTestId('download').click()]);
+  assert.ok(fs.readFileSync(await dl.path()).equals(cli([COMBINED])));
+  await page.close();
+});

@@ -1,0 +1,102 @@
+"""The notebook helper (web/notebook/tracemerge_notebook.py), without a browser:
+python3 -m unittest discover -s tests/e2e -p 'test_*.py'"""
+import base64
+import html
+import json
+import os
+import pathlib
+import re
+import sys
+import tempfile
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "web" / "notebook"))
+import tracemerge_notebook as tn  # noqa: E402
+
+COMBINED = ROOT.parent / "shared" / "corpus" / "smdebug" / "constructed" / "combined_job"
+PAGE = ROOT / "build" / "web" / "tracemerge.html"
+
+
+def preload(page_html):
+    m = re.search(r'<script type="application/json" id="tm-preload">(.*?)</script>', page_html, re.S)
+    assert m, "no preload element"
+    return json.loads(m.group(1))
+
+
+@unittest.skipUnless(PAGE.is_file(), "build/web/tracemerge.html is not built (node web/build.mjs)")
+class ShowTest(unittest.TestCase):
+    def test_folder_is_named_like_the_cli_and_embedded_base64(self):
+        view = tn.show(COMBINED)
+        data = preload(view.html())
+        names = [f["name"] for f in data["files"]]
+        self.assertEqual(len(names), 15)
+        self.assertTrue(all(n.startswith("combined_job/") for n in names))
+        self.assertIn("combined_job/system/incremental/1591748100.algo-1.json", names)
+        one = next(f for f in data["files"] if f["name"].endswith("1591748100.algo-1.json"))
+        self.assertEqual(base64.b64decode(one["data"]),
+                         (COMBINED / "system/incremental/1591748100.algo-1.json").read_bytes())
+        self.assertTrue(data["merge"])
+
+    def test_options_are_checked_and_normalised(self):
+        view = tn.show(COMBINED, unit="step", start=2, end=4, only="pythontimeline.json",
+                       offsets={"x.json": "-1500"}, gzip=1)
+        self.assertEqual(preload(view.html())["options"],
+                         {"unit": "step", "start": "2", "end": "4", "only": ["pythontimeline.json"],
+                          "offsets": {"x.json": -1500}, "gzip": True})
+        with self.assertRaises(TypeError):
+            tn.show(COMBINED, window=3)
+        with self.assertRaises(ValueError):
+            tn.show(COMBINED, unit="minutes")
+        with self.assertRaises(ValueError):
+            tn.show(COMBINED, only=["pb"])
+        with self.assertRaises(FileNotFoundError):
+            tn.show(COMBINED / "no-such-file.json")
+
+    def test_single_files_and_bytes_keep_their_names(self):
+        f = COMBINED / "system/incremental/1591748100.algo-1.json"
+        data = preload(tn.show([f]).html())
+        self.assertEqual([x["name"] for x in data["files"]], ["1591748100.algo-1.json"])
+        data = preload(tn.show({"job/a.json": b"[]"}).html())
+        self.assertEqual(data["files"], [{"name": "job/a.json", "data": base64.b64encode(b"[]").decode()}])
+
+    def test_nothing_in_the_data_can_end_the_script_element(self):
+        data = tn.show({"job/</script><script>alert(1)</script>.json": b"[]"}).html()
+        self.assertEqual(data.count("<script>alert"), 0)
+        self.assertEqual(preload(data)["files"][0]["name"], "job/</script><script>alert(1)</script>.json")
+
+    def test_repr_html_is_an_isolated_iframe_holding_the_page(self):
+        view = tn.show({"a.json": b"[]"}, height=500)
+        out = view._repr_html_()
+        self.assertTrue(out.startswith("<iframe "))
+        self.assertIn('sandbox="allow-scripts allow-downloads', out)
+        self.assertNotIn("allow-same-origin", out)
+        self.assertIn("height:500px", out)
+        doc = html.unescape(re.search(r'srcdoc="(.*)"', out, re.S).group(1))
+        self.assertEqual(doc, view.html())
+        self.assertIn("Content-Security-Policy", doc)
+
+    def test_the_page_is_found_by_argument_and_environment(self):
+        with tempfile.TemporaryDirectory() as d:
+            copy = pathlib.Path(d) / "tm.html"
+            copy.write_text(PAGE.read_text(encoding="utf-8"), encoding="utf-8")
+            self.assertEqual(tn.find_page(copy), copy)
+            old = os.environ.get("TRACEMERGE_HTML")
+            os.environ["TRACEMERGE_HTML"] = str(copy)
+            try:
+                self.assertEqual(tn.find_page(), copy)
+            finally:
+                if old is None:
+                    del os.environ["TRACEMERGE_HTML"]
+                else:
+                    os.environ["TRACEMERGE_HTML"] = old
+        with self.assertRaises(FileNotFoundError):
+            tn.find_page("/nonexistent/tracemerge.html")
+
+    def test_too_much_data_is_refused_with_advice(self):
+        with self.assertRaisesRegex(ValueError, "max_mb"):
+            tn.show({"a.json": b"x" * 2000}, max_mb=0.001)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,16 @@
+// How the hosted page (build/web/index.html) reaches the merge core: ES modules next to
+// it (./wasm/), the merge in a module Worker. The single-file page swaps this module for
+// platform-single.mjs at build time (web/build.mjs).
+import { MergeClient } from './wasm/tracemerge-client.mjs';
+
+export const singleFile = false;
+
+export function createClient() {
+  return new MergeClient();
+}
+
+// What a file is, from its first 64 KB (the core is loaded on first use).
+export async function classify(name, blob) {
+  const { classifyFile } = await import('./wasm/tracemerge.mjs');
+  return classifyFile(name, blob);
+}

@@ -1,0 +1,62 @@
+// Shows what a merge did: numbers, the merged window, warnings and errors (each with its
+// file and byte offset), and the CLI-style summary text.
+import { bytes, count, duration } from './format.mjs';
+import { h } from './table.mjs';
+
+const ERROR_CODES = new Set(['BAD_GZIP', 'BAD_JSON', 'NOT_A_TRACE', 'TOO_LARGE', 'TOO_DEEP', 'OUT_OF_MEMORY', 'ABORT', 'USAGE', 'UNKNOWN_STEP']);
+const QUIET_CODES = new Set(['SKIPPED', 'NOTE']);
+const NO_OFFSET = new Set(['SKIPPED', 'NOTE', 'NO_CLOCK', 'EMPTY_WINDOW']);
+
+// "job/cut.json at byte 46" (or '' when the problem is not about one file).
+export function where({ code, file, offset }) {
+  if (!file) return '';
+  return NO_OFFSET.has(code) ? file : `${file} at byte ${count(offset ?? 0)}`;
+}
+
+// A one-line description of a thrown merge error.
+export function errorText(e) {
+  const place = where(e);
+  const code = e.code && !['CANCELLED', 'ABORT'].includes(e.code) ? `${e.code}: ` : '';
+  return `${code}${e.message}${place ? ` (${place})` : ''}`;
+}
+
+function item(w) {
+  const place = where(w);
+  return h('li', { class: ERROR_CODES.has(w.code) ? 'error' : '' },
+    h('span', { class: 'code' }, w.code),
+    place ? h('span', { class: 'where' }, place) : null,
+    place ? ': ' : '',
+    w.message);
+}
+
+// warnings: report.warnings plus, for a failed merge, the error itself.
+export function renderProblems(els, warnings) {
+  const loud = warnings.filter((w) => !QUIET_CODES.has(w.code));
+  const quiet = warnings.filter((w) => QUIET_CODES.has(w.code));
+  els.warnings.replaceChildren(...loud.map(item));
+  els.skipped.replaceChildren(...quiet.map(item));
+  els.skippedSummary.textContent = `${count(quiet.length)} note${quiet.length === 1 ? '' : 's'} (files skipped on purpose, and why)`;
+  els.skippedDetails.hidden = !quiet.length;
+  const errors = loud.filter((w) => ERROR_CODES.has(w.code)).length;
+  els.title.textContent = loud.length
+    ? `${errors ? `${count(errors)} error${errors === 1 ? '' : 's'}, ` : ''}${count(loud.length - errors)} warning${loud.length - errors === 1 ? '' : 's'}`
+    : 'No warnings';
+  els.problems.hidden = !warnings.length;
+}
+
+const mbps = (x) => (x < 10 ? x.toFixed(1) : x.toFixed(0));
+
+export function renderStats(dl, { result, seconds, bytesIn }) {
+  const r = result.report;
+  const used = r.sources.filter((s) => s.included && s.kind !== 'skipped' && s.kind !== 'tf_metadata');
+  const read = used.reduce((n, s) => n + s.events, 0);
+  const pairs = [
+    ['Events written', count(result.eventsWritten)],
+    ['Events read', count(read)],
+    ['Sources merged', count(used.length)],
+    ['Output', `${bytes(result.bytesWritten)}`],
+    ['Input', bytes(bytesIn)],
+    ['Time', `${duration(seconds * 1e6)}${bytesIn > 1e6 ? ` · ${mbps(bytesIn / 1e6 / seconds)} MB/s` : ''}`],
+  ];
+  dl.replaceChildren(...pairs.map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, v))));
+}
