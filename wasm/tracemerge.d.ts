@@ -62,7 +62,7 @@ export declare class TraceMergeError extends Error {
 
 export interface Merger {
   readonly bytesRead: number;
-  addSource(name: string, data: FileLike['data'] | Blob, opts?: { signal?: AbortSignal }): Promise<void>;
+  addSource(name: string, data: FileLike['data'] | Blob, opts?: { signal?: AbortSignal; onBytes?: () => void }): Promise<void>;
   merge(opts?: { onChunk?: (bytes: Uint8Array) => void }): { chunks: Uint8Array[]; result: MergeResult };
   delete(): void;
 }

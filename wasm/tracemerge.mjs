@@ -128,13 +128,15 @@ export async function createMerger(options = {}, { core, onProgress } = {}) {
   return {
     get bytesRead() { return bytesRead; },
     // Streams one source in; `name` is its relative path ("job/framework/…").
-    async addSource(name, data, { signal } = {}) {
+    // onBytes() is called after every chunk (1 MB), for progress.
+    async addSource(name, data, { signal, onBytes } = {}) {
       const hint = await sizeHint(core, data);
       guard(() => m.beginSource(name, hint));
       for await (const chunk of chunksOf(data)) {
         if (signal?.aborted) throw cancelled(bytesRead);
         guard(() => m.appendChunk(chunk));
         bytesRead += chunk.length;
+        onBytes?.();
       }
       guard(() => m.endSource());
     },
@@ -196,8 +198,9 @@ export async function mergeFiles(files, options = {}, { onProgress, signal, core
   try {
     for (const f of list) {
       current = f.name;
-      await merger.addSource(f.name, f.data, { signal });
-      onProgress?.({ stage: 'read', bytesDone: merger.bytesRead, bytesTotal, file: f.name });
+      const read = () => onProgress?.({ stage: 'read', bytesDone: merger.bytesRead, bytesTotal, file: f.name });
+      await merger.addSource(f.name, f.data, { signal, onBytes: read });
+      read();
       if (signal?.aborted) throw cancelled(merger.bytesRead);
     }
     const { chunks, result } = merger.merge();
