@@ -41,6 +41,14 @@ std::string Inflate(const std::string& gz) {
   return out;
 }
 
+std::string Gzip(const std::string& text) {
+  std::string out;
+  GzipWriter w([&](std::string_view b) { out.append(b); });
+  w.Write(text);
+  w.Finish();
+  return out;
+}
+
 std::vector<Input> ReadTree(const std::string& dir) {
   std::vector<Input> out;
   std::string label = fs::path(dir).filename().string();

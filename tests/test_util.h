@@ -14,6 +14,7 @@ namespace tracemerge::test {
 std::string Corpus(const std::string& rel);  // path under ../shared/corpus
 std::string ReadFile(const std::string& path);
 std::string Inflate(const std::string& gz);  // whole-buffer gunzip for test checks
+std::string Gzip(const std::string& text);   // with the core's GzipWriter
 
 struct Input {
   std::string name;

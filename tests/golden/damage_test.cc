@@ -19,14 +19,6 @@ std::string SmallTrace() {
   return ReadFile(Corpus("real/chrome_catapult/trivial_trace.json"));
 }
 
-std::string Gzip(const std::string& s) {
-  std::string out;
-  GzipWriter w([&](std::string_view b) { out.append(b); });
-  w.Write(s);
-  w.Finish();
-  return out;
-}
-
 // Merges the damaged file beside an intact one and checks the promises.
 void CheckDamaged(const std::string& what, const std::string& bytes, bool expect_diagnostic = true) {
   SCOPED_TRACE(what);

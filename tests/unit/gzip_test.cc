@@ -4,16 +4,11 @@
 
 #include <string>
 
-namespace tracemerge {
-namespace {
+#include "test_util.h"
 
-std::string Gzip(const std::string& text) {
-  std::string out;
-  GzipWriter w([&](std::string_view b) { out.append(b); });
-  w.Write(text);
-  w.Finish();
-  return out;
-}
+namespace tracemerge {
+using test::Gzip;
+namespace {
 
 std::string Sample() {
   std::string s;

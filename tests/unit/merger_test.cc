@@ -293,10 +293,7 @@ TEST(Output, GzipOutputInflatesToThePlainOutput) {
 
 TEST(Input, GzippedInputInTinyChunks) {
   std::string trace = R"([{"ph":"X","name":"a","pid":1,"ts":1,"dur":1},{"ph":"X","name":"b","pid":1,"ts":3,"dur":1}])";
-  std::string gz;
-  GzipWriter w([&](std::string_view b) { gz.append(b); });
-  w.Write(trace);
-  w.Finish();
+  std::string gz = Gzip(trace);
   MergeResult whole = MergeInputs({{"t.json", trace}}, {});
   for (size_t chunk : {1, 2, 7}) {
     MergeResult r = MergeInputs({{"t.json", gz}}, {}, chunk);
@@ -371,10 +368,7 @@ TEST(Scan, DescribesTheJobWithoutWriting) {
 }
 
 TEST(Classify, RawGzippedHead) {
-  std::string gz;
-  GzipWriter w([&](std::string_view b) { gz.append(b); });
-  w.Write(R"({"traceEvents":[)" + std::string(100000, ' '));
-  w.Finish();
+  std::string gz = Gzip(R"({"traceEvents":[)" + std::string(100000, ' '));
   auto c = ClassifyRaw("r/rank0.json.gz", gz.substr(0, 200));
   EXPECT_EQ(c.kind, Kind::kOther);
   EXPECT_EQ(c.node, "rank0");
