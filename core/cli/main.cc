@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -20,6 +21,31 @@ namespace fs = std::filesystem;
 using namespace tracemerge;
 
 namespace {
+
+// A one-line progress display on a terminal, at most 5 updates a second.
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool enabled) : enabled_(enabled) {}
+  void Show(const std::string& text, bool force = false) {
+    if (!enabled_) return;
+    auto now = std::chrono::steady_clock::now();
+    if (!force && now - last_ < std::chrono::milliseconds(200)) return;
+    last_ = now;
+    std::cerr << "\r\033[K" << text << std::flush;
+    shown_ = true;
+  }
+  void Clear() {
+    if (shown_) std::cerr << "\r\033[K" << std::flush;
+    shown_ = false;
+  }
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+std::string Mb(uint64_t bytes) { return std::to_string(bytes / 1000000) + " MB"; }
 
 struct Input {
   std::string disk_path;  // where to read it
@@ -85,7 +111,19 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  Merger merger(opt);
+  ProgressLine line(!args.quiet && isatty(STDERR_FILENO));
+  uint64_t bytes_total = 0, bytes_done = 0, files_done = 0;
+  for (const Input& in : inputs) {
+    std::error_code ec;
+    bytes_total += fs::file_size(in.disk_path, ec);
+  }
+  Options merge_opt = opt;
+  merge_opt.progress = [&](const Progress& p) {
+    if (std::string_view(p.stage) == "write")
+      line.Show("writing: " + std::to_string(p.done) + " of " + std::to_string(p.total) + " events");
+    return true;
+  };
+  Merger merger(merge_opt);
   std::vector<char> buf(1 << 20);
   for (const Input& in : inputs) {
     FILE* f = std::fopen(in.disk_path.c_str(), "rb");
@@ -105,13 +143,20 @@ int main(int argc, char** argv) {
     std::rewind(f);
     merger.BeginSource(in.name, hint);
     size_t got;
-    while ((got = std::fread(buf.data(), 1, buf.size(), f)) > 0) merger.AppendChunk({buf.data(), got});
+    while ((got = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
+      merger.AppendChunk({buf.data(), got});
+      bytes_done += got;
+      line.Show("reading: " + std::to_string(files_done) + " of " + std::to_string(inputs.size()) + " files, " +
+                Mb(bytes_done) + " of " + Mb(bytes_total) + " — " + in.name);
+    }
     std::fclose(f);
     merger.EndSource();
+    files_done++;
   }
 
   if (opt.scan_only) {  // describe the job, write nothing
     Report report = merger.Merge([](std::string_view) {});
+    line.Clear();
     std::cout << report.Summary();
     return report.fatal ? 1 : 0;
   }
@@ -136,6 +181,7 @@ int main(int argc, char** argv) {
   Report report = merger.Merge([&](std::string_view chunk) {
     if (std::fwrite(chunk.data(), 1, chunk.size(), out) != chunk.size()) write_failed = true;
   });
+  line.Clear();
   if (!to_stdout && std::fclose(out) != 0) write_failed = true;
   if (report.fatal || write_failed) {
     if (!to_stdout) std::remove(tmp.c_str());
