@@ -154,7 +154,9 @@ bool ScanTrace(std::string_view d, const ScanLimits& limits, TopLevel* top,
     std::string_view key = d.substr(i + 1, key_end - i - 2);
     i = SkipSpace(d, key_end);
     if (i >= d.size() || d[i] != ':') {
-      diags->push_back({Code::kBadJson, "", i, "expected ':' after key \"" + std::string(key) + "\""});
+      diags->push_back({Code::kBadJson, "", i,
+                        "expected ':' after key \"" + std::string(key.substr(0, 80)) +
+                            (key.size() > 80 ? "…" : "") + "\""});
       break;
     }
     i = SkipSpace(d, i + 1);

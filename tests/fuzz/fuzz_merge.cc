@@ -1,0 +1,119 @@
+// libFuzzer target: a whole Merge of 1–3 sources with options from the input.
+//
+// Input: [flags][chunk][start: 8 bytes LE, if flags & 1][end: 8 bytes LE, if flags & 2]
+//        source 1 [kSep source 2 [kSep source 3]]
+//   flags & 1, 2   window start, end (Unix µs, or steps with flags & 4)
+//   flags & 4      unit=step            flags & 8    group=phase
+//   flags & 16     gzip the output      flags & 32   tight limits (4 KiB per file, depth 4)
+//   flags >> 6     which set of file names the sources get (kNames)
+//   chunk          AppendChunk size (0: each source in one piece)
+// Source i is named kNames[set][i]; the name and the content decide its kind.
+//
+// Checks: a fatal report writes nothing; otherwise the output (inflated when
+// gzipped) is strictly valid JSON with a traceEvents array, and every included
+// source keeps the books (read = kept + dropped + outside + merged + unused).
+// FUZZ_MERGE_DUMP=out.json fuzz_merge crash-… writes the output for a look.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "gzip.h"
+#include "merger.h"
+#include "simdjson.h"
+
+namespace {
+
+using namespace tracemerge;
+
+constexpr std::string_view kSep = "\n#~#\n";
+
+constexpr const char* kNames[4][3] = {
+    {"j/framework/pevents/1/1_n_pythontimeline.json", "j/system/incremental/1/1.algo-1.json", "x.json.gz"},
+    {"j/framework/pevents/1/2_n_model_timeline.json", "j/framework/pevents/1/3_n_horovod_timeline.json",
+     "j/framework/pevents/1/4_n_pythontimeline.json"},
+    {"j/framework/tensorflow/detailed_profiling/1/000000000/plugins/profile/d/h.trace.json.gz",
+     "j/framework/tensorflow/detailed_profiling/1/000000000/h_1596659864545103_1596659864854168.metadata",
+     "rank-0.pt.trace.json"},
+    {"a.json", "j/framework/pevents/1/1_n_pythontimeline.json", "j/system/incremental/1/2.algo-2.json"},
+};
+
+[[noreturn]] void Fail(const char* what, const std::string& detail = "") {
+  std::fprintf(stderr, "fuzz_merge: %s %s\n", what, detail.c_str());
+  std::abort();
+}
+
+int64_t ReadI64(std::string_view* in) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8 && !in->empty(); i++) {
+    v |= uint64_t{static_cast<uint8_t>(in->front())} << (8 * i);
+    in->remove_prefix(1);
+  }
+  return static_cast<int64_t>(v);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 2) return 0;
+  std::string_view in(reinterpret_cast<const char*>(data), size);
+  const uint8_t flags = data[0], chunk = data[1];
+  in.remove_prefix(2);
+
+  Options opt;
+  if (flags & 1) opt.start = ReadI64(&in);
+  if (flags & 2) opt.end = ReadI64(&in);
+  if (flags & 4) opt.unit = Unit::kStep;
+  if (flags & 8) opt.group = Group::kPhase;
+  opt.gzip = flags & 16;
+  opt.max_inflated_bytes = (flags & 32) ? 4096 : uint64_t{1} << 24;
+  if (flags & 32) opt.max_depth = 4;
+  const auto& names = kNames[flags >> 6];
+
+  Merger m(opt);
+  for (int i = 0; i < 3; i++) {
+    size_t cut = i == 2 ? std::string_view::npos : in.find(kSep);
+    std::string_view src = in.substr(0, cut);
+    m.BeginSource(names[i]);
+    const size_t step = chunk ? chunk : std::max<size_t>(src.size(), 1);
+    for (size_t k = 0; k < src.size(); k += step) m.AppendChunk(src.substr(k, step));
+    m.EndSource();
+    if (cut == std::string_view::npos) break;
+    in.remove_prefix(cut + kSep.size());
+  }
+  std::string out;
+  Report r = m.Merge([&](std::string_view b) { out.append(b); });
+
+  if (r.fatal) {
+    if (!out.empty()) Fail("fatal report but output was written:", r.fatal->ToString());
+    return 0;
+  }
+  if (opt.gzip) {
+    Inflater inf(uint64_t{1} << 32);
+    std::string text;
+    inf.Feed(out, text);
+    Diagnostic d;
+    if (!inf.Finish(&d)) Fail("gzipped output does not inflate:", d.ToString());
+    out.swap(text);
+  }
+  if (const char* dump = std::getenv("FUZZ_MERGE_DUMP")) {  // to look at a finding's output
+    if (FILE* f = std::fopen(dump, "wb")) {
+      std::fwrite(out.data(), 1, out.size(), f);
+      std::fclose(f);
+    }
+  }
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  simdjson::dom::array events;
+  if (auto e = parser.parse(out).get(doc)) Fail("output is not valid JSON:", simdjson::error_message(e));
+  if (doc["traceEvents"].get_array().get(events)) Fail("output has no traceEvents array");
+  for (const SourceReport& s : r.sources) {
+    if (s.included && s.events_read != s.events_kept + s.events_dropped + s.events_outside + s.metadata_merged +
+                                           s.metadata_unused)
+      Fail("events unaccounted for in", s.path);
+  }
+  return 0;
+}

@@ -1,0 +1,153 @@
+// Inputs the fuzzers (tests/fuzz) found, reduced to what they show, so the
+// fixes stay fixed without running a fuzzer.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "numbers.h"
+#include "test_util.h"
+#include "tokenizer.h"
+
+namespace tracemerge::test {
+namespace {
+
+bool HasWarning(const Report& r, Code code) {
+  for (auto& w : r.warnings)
+    if (w.code == code) return true;
+  return false;
+}
+
+}  // namespace
+
+// fuzz_tokenizer: a top-level key with no value at the very end made the
+// scanner step past the data; TRUNCATED then pointed one byte beyond the file.
+TEST(FuzzRegression, TopLevelKeyWithoutValueAtEndReportsAnOffsetInsideTheFile) {
+  const std::string data = R"({"Type":      ,  "":)";
+  TopLevel top;
+  std::vector<Diagnostic> diags;
+  ScanTrace(data, ScanLimits{}, &top, [](Span) {}, &diags);
+  ASSERT_FALSE(diags.empty());
+  for (const Diagnostic& d : diags) EXPECT_LE(d.offset, data.size()) << d.message;
+}
+
+TEST(IsPortableNumber, WithinDoubleAnd64BitRange) {
+  EXPECT_TRUE(IsPortableNumber("0"));
+  EXPECT_TRUE(IsPortableNumber("-9223372036854775808"));
+  EXPECT_TRUE(IsPortableNumber("18446744073709551615"));
+  EXPECT_TRUE(IsPortableNumber("1.7976931348623157e308"));
+  EXPECT_TRUE(IsPortableNumber("1e-400"));  // underflows to 0: fine
+  EXPECT_TRUE(IsPortableNumber("123456789012345678901234567890.5"));
+  EXPECT_FALSE(IsPortableNumber("-9223372036854775809"));
+  EXPECT_FALSE(IsPortableNumber("18446744073709551616"));
+  EXPECT_FALSE(IsPortableNumber("123456789012345678901234567890"));
+  EXPECT_FALSE(IsPortableNumber("4E253383"));
+  EXPECT_FALSE(IsPortableNumber("-1.8e308"));
+  EXPECT_FALSE(IsPortableNumber(std::string(400, '9') + ".5"));
+  EXPECT_FALSE(IsPortableNumber("1e"));
+}
+
+// fuzz_merge: a number the grammar allows but a double cannot hold (found as
+// 4E253383 in a TF trace's args) was copied verbatim, and strict readers such
+// as simdjson's DOM refused the whole output. Such numbers are kept as strings.
+TEST(FuzzRegression, OutOfRangeNumbersInArgsKeepTheOutputReadable) {
+  const std::string trace =
+      R"([{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1,)"
+      R"("args":{"big":4E253383,"huge":18446744073709551616,"tiny":1e-400,"ok":[1.5,-2]}}])";
+  MergeResult r = MergeInputs({{"x.json", trace}}, {});
+  ASSERT_FALSE(r.report.fatal);
+  std::string err;
+  auto events = ParseOutput(r.output, &err);
+  EXPECT_EQ(err, "") << r.output;
+  EXPECT_NE(r.output.find(R"("big":"4E253383","huge":"18446744073709551616","tiny":1e-400,"ok":[1.5,-2])"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.report.sources[0].events_kept, 1u);
+}
+
+// The same for system metrics: a counter value out of range drops the line.
+TEST(FuzzRegression, OutOfRangeMetricValueDropsTheLine) {
+  const std::string lines =
+      R"({"Type":"cpu","Name":"cpu0","Dimension":"CPUUtilization","Value":1e999,"NodeId":"algo-1","Timestamp":1591160699})"
+      "\n"
+      R"({"Type":"cpu","Name":"cpu0","Dimension":"CPUUtilization","Value":4.5,"NodeId":"algo-1","Timestamp":1591160700})"
+      "\n";
+  MergeResult r = MergeInputs({{"j/system/incremental/1/1591160699.algo-1.json", lines}}, {});
+  ASSERT_FALSE(r.report.fatal);
+  std::string err;
+  ParseOutput(r.output, &err);
+  EXPECT_EQ(err, "") << r.output;
+  EXPECT_EQ(r.report.sources[0].events_kept, 1u);
+  EXPECT_EQ(r.report.sources[0].events_dropped, 1u);
+  EXPECT_TRUE(HasWarning(r.report, Code::kBadJson));
+}
+
+// fuzz_merge: bytes 0xF5–0xFF passed the UTF-8 check of JsonEscape as lead
+// bytes of 3-byte sequences, so a damaged top-level key quoted in a warning
+// (or a file name) made the output invalid UTF-8. They become U+FFFD now.
+TEST(FuzzRegression, InvalidUtf8LeadBytesInNamesAndMessagesBecomeReplacementCharacters) {
+  const std::string trace = "{\"traceEvents\":[{\"ph\":\"i\",\"ts\":1}],\"k\xfc\x9c\xb0\" ]";
+  MergeResult r = MergeInputs({{"dir/\xf8\x88\x80\x80\x80.json", trace}}, {});
+  ASSERT_FALSE(r.report.fatal);
+  std::string err;
+  ParseOutput(r.output, &err);
+  EXPECT_EQ(err, "");
+  EXPECT_EQ(r.output.find('\xfc'), std::string::npos);
+  EXPECT_EQ(r.output.find('\xf8'), std::string::npos);
+  EXPECT_NE(r.output.find("\xEF\xBF\xBD"), std::string::npos);
+}
+
+// fuzz_merge (UBSan): times are added up in int64 ns — event ts + smdebug
+// header, TF sidecar start, offset, ts + dur — and absurd inputs overflowed
+// (undefined behaviour). The sums saturate now; the output stays valid.
+TEST(FuzzRegression, AbsurdTimesSaturateInsteadOfOverflowing) {
+  EXPECT_EQ(AddNs(INT64_MAX - 5, 10), INT64_MAX);
+  EXPECT_EQ(AddNs(INT64_MIN + 5, -10), INT64_MIN);
+  EXPECT_EQ(AddNs(-5, 10), 5);
+  EXPECT_EQ(MicrosToNs(int64_t{1} << 62), INT64_MAX);
+  EXPECT_EQ(MicrosToNs(-(int64_t{1} << 62)), INT64_MIN);
+  EXPECT_EQ(MicrosToNs(-7), -7000);
+
+  const std::string smdebug =
+      R"([{"name":"process_name","ph":"M","pid":0,"args":{"start_time_since_epoch_in_micros":7757657389268714}},)"
+      R"({"name":"late","ph":"X","pid":1,"ts":7000000000000000,"dur":9000000000000000}])";
+  const std::string tf = R"({"traceEvents":[{"name":"tf","ph":"X","pid":1,"ts":9000000000000000,"dur":1}]})";
+  const std::string plain = R"([{"name":"shifted","ph":"X","pid":1,"ts":-9000000000000000,"dur":1}])";
+  Options o;
+  o.offsets_us = {{"rank-0.json", INT64_MIN}};
+  MergeResult r = MergeInputs({{"j/framework/pevents/1/1_n_pythontimeline.json", smdebug},
+                               {"j/tf/1/000000000/plugins/profile/d/h.trace.json.gz", tf},
+                               {"j/tf/1/000000000/h_999999999999999999_999999999999999999.metadata", ""},
+                               {"rank-0.json", plain}},
+                              o);
+  ASSERT_FALSE(r.report.fatal);
+  std::string err;
+  ParseOutput(r.output, &err);
+  EXPECT_EQ(err, "");
+  auto line_of = [&](const std::string& name) {
+    size_t at = r.output.find("\"name\":\"" + name + "\"");
+    if (at == std::string::npos) return std::string();
+    size_t from = r.output.rfind('\n', at), to = r.output.find('\n', at);
+    return r.output.substr(from, to - from);
+  };
+  EXPECT_NE(line_of("late").find("\"ts\":9223372036854775.807"), std::string::npos) << line_of("late");
+  EXPECT_NE(line_of("tf").find("\"ts\":9223372036854775.807"), std::string::npos) << line_of("tf");
+  EXPECT_NE(line_of("shifted").find("\"ts\":-9223372036854775.808"), std::string::npos) << line_of("shifted");
+}
+
+// Found while writing fuzz_merge's seeds (the fuzzer's inputs are too short to
+// reach it): metrics lines skip the tokenizer's depth limit, and the event
+// parser recursed once per level, so one deeply nested line overflowed the stack.
+TEST(FuzzRegression, DeeplyNestedMetricsLineIsDroppedNotACrash) {
+  const std::string head =
+      R"({"Type":"cpu","Name":"cpu0","Dimension":"CPUUtilization","Value":4.5,"NodeId":"algo-1","Timestamp":1591160699})";
+  const std::string deep = R"({"Name":"x","Value":1,"Timestamp":1591160700,"a":)" + std::string(1000000, '[') +
+                           std::string(1000000, ']') + "}";
+  MergeResult r = MergeInputs({{"j/system/incremental/1/1591160699.algo-1.json", head + "\n" + deep + "\n" + head + "\n"}}, {});
+  ASSERT_FALSE(r.report.fatal);
+  EXPECT_EQ(r.report.sources[0].events_kept, 2u);
+  EXPECT_EQ(r.report.sources[0].events_dropped, 1u);
+  EXPECT_TRUE(HasWarning(r.report, Code::kBadJson));
+}
+
+}  // namespace tracemerge::test
