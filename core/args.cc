@@ -25,6 +25,7 @@ const char kUsage[] =
     "  --gzip               gzip the output (implied by a .gz output name)\n"
     "  --report FILE.json   also write the report as JSON\n"
     "  --max-file-mb N      per-file inflated size limit (default 4096)\n"
+    "  --max-string-mb N    longest JSON string in an event (default 64)\n"
     "  --scan               only describe the job (time span, steps, sources); write nothing\n"
     "  --quiet              print only errors\n"
     "  --version, --help\n";
@@ -94,6 +95,9 @@ Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
       o.max_inflated_bytes = static_cast<uint64_t>(n) << 20;
     } else if (k == "--scan") {
       o.scan_only = true;
+    } else if (k == "--max-string-mb") {
+      if (!value() || !ParseInt(v, &n) || n <= 0 || n > (int64_t{1} << 30)) return Usage("--max-string-mb needs a positive integer");
+      o.max_string_bytes = static_cast<uint64_t>(n) << 20;
     } else if (k == "--quiet" || k == "-q") {
       a->quiet = true;
     } else if (k.size() > 1 && k[0] == '-') {

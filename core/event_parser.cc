@@ -29,9 +29,16 @@ bool MaybeSpecial(const char* p) {
   return (((x - kOnes * 0x20) & ~x) | ((slash - kOnes) & ~slash)) & kHigh;
 }
 
+// The string length limit of the parse in progress (set by EventParser).
+thread_local size_t max_string = SIZE_MAX;
+
 // Checks a raw string token (with quotes) and appends it verbatim.
 bool CopyString(std::string_view tok, std::string* out, std::string* error) {
   if (tok.size() < 2 || tok.front() != '"' || tok.back() != '"') return Fail(error, "bad string");
+  if (tok.size() - 2 > max_string) {
+    *error = std::string(kStringTooLong) + " (" + std::to_string(max_string) + " bytes)";
+    return false;
+  }
   size_t i = 1;
   while (i + 9 <= tok.size() && !MaybeSpecial(tok.data() + i)) i += 8;
   for (; i + 1 < tok.size(); i++) {
@@ -159,6 +166,7 @@ std::string_view IdKey(std::string_view token) { return Unquote(token); }
 bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::string* error, std::string* out,
                         IdTable* ids) {
   *f = {};
+  max_string = max_string_;
   od::document doc;
   od::object obj;
   if (!Open(parser_, data, len, &doc, &obj, error)) return false;
@@ -288,6 +296,7 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
 
 bool EventParser::ParseMetric(const char* data, size_t len, MetricFields* out,
                               std::string* error) {
+  max_string = max_string_;
   *out = {};
   od::document doc;
   od::object obj;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -43,6 +44,8 @@ constexpr char kTsMark = '\x03';
 constexpr char kIdMark = '\x04';  // followed by the local id in decimal and kIdEnd
 constexpr char kIdEnd = '\x05';
 
+constexpr char kStringTooLong[] = "string longer than the limit";
+
 // Flow/async ids of one source → local numbers 1, 2, … (made global later).
 using IdTable = std::unordered_map<std::string, uint32_t>;
 
@@ -61,9 +64,12 @@ class EventParser {
   bool Parse(const char* data, size_t len, EventFields* out, std::string* error,
              std::string* tpl = nullptr, IdTable* ids = nullptr);
   bool ParseMetric(const char* data, size_t len, MetricFields* out, std::string* error);
+  // Strings longer than this make the event invalid; the error starts with kStringTooLong.
+  void set_max_string(size_t bytes) { max_string_ = bytes; }
 
  private:
   simdjson::ondemand::parser parser_;
+  size_t max_string_ = SIZE_MAX;
 };
 
 }  // namespace tracemerge

@@ -13,7 +13,10 @@
 
 namespace tracemerge {
 
-Merger::Merger(Options options) : impl_(new Impl) { impl_->opt = std::move(options); }
+Merger::Merger(Options options) : impl_(new Impl) {
+  impl_->opt = std::move(options);
+  impl_->parser.set_max_string(impl_->opt.max_string_bytes);
+}
 Merger::~Merger() = default;
 
 uint64_t GzipSizeHint(std::string_view head, std::string_view tail4, uint64_t file_size) {
@@ -166,7 +169,8 @@ void Merger::Impl::ParseEvent(Source& s, Span sp) {
   if (!parser.Parse(s.data.data() + sp.offset, sp.length, &f, &error, &s.arena, &s.ids)) {
     s.arena.resize(mark);
     s.report.events_dropped++;
-    return Warn(s, Code::kBadJson, sp.offset, "event dropped: " + error);
+    const bool too_long = error.rfind(kStringTooLong, 0) == 0;
+    return Warn(s, too_long ? Code::kTooLarge : Code::kBadJson, sp.offset, "event dropped: " + error);
   }
   // From here on, an event that is not kept takes its template back out.
   struct Cut {

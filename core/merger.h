@@ -43,6 +43,7 @@ struct Options {
   bool gzip = false;
   uint64_t max_inflated_bytes = uint64_t{4} << 30;  // per file
   int max_depth = 256;                              // JSON nesting per event
+  uint64_t max_string_bytes = uint64_t{64} << 20;  // one JSON string (name, arg, …)
   // Called now and then during Merge(); return false to cancel. A cancelled
   // merge reports CANCELLED; bytes already sent to the sink are incomplete.
   std::function<bool(const Progress&)> progress;

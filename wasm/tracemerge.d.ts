@@ -16,6 +16,8 @@ export interface MergeOptions {
   scan?: boolean;
   /** Per-file inflated size limit in MB (default 4096). */
   maxFileMb?: number;
+  /** Longest JSON string in an event, in MB (default 64). */
+  maxStringMb?: number;
 }
 
 export interface Diagnostic { code: string; file: string; offset: number; message: string; }

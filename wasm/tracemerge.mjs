@@ -61,6 +61,7 @@ export function optionsToArgs(o = {}) {
   for (const [path, us] of offsets) args.push('--offset', `${path}=${us}`);
   if (o.gzip) args.push('--gzip');
   if (o.maxFileMb) args.push('--max-file-mb', String(o.maxFileMb));
+  if (o.maxStringMb) args.push('--max-string-mb', String(o.maxStringMb));
   if (o.scan) args.push('--scan');
   return args;
 }

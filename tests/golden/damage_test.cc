@@ -110,15 +110,37 @@ TEST(Damage, InvalidUtf8IsDroppedWithItsOffset) {
   EXPECT_TRUE(found) << r.report.Summary();
 }
 
-TEST(Damage, InflateLimitStopsAGzipBomb) {
-  std::string bomb = "[" + std::string(64 << 20, ' ') + "]";  // 64 MB of spaces → ~64 KB of gzip
+TEST(Damage, InflateLimitStopsAGzipBombOfGigabytes) {
+  // 16 concatenated members of 256 MB of spaces: 4 GB inflated from ~4 MB.
+  const std::string member = Gzip(std::string(256 << 20, ' '));
+  std::string bomb = Gzip("[");
+  for (int i = 0; i < 16; i++) bomb += member;
+  ASSERT_LT(bomb.size(), size_t{8} << 20);
   Options o;
-  o.max_inflated_bytes = 1 << 20;
-  MergeResult r = MergeInputs({{kIntactName, kIntact}, {"bomb.json.gz", Gzip(bomb)}}, o);
+  o.max_inflated_bytes = 64 << 20;
+  MergeResult r = MergeInputs({{kIntactName, kIntact}, {"bomb.json.gz", bomb}}, o, 1 << 20);
   ASSERT_FALSE(r.report.fatal);
   bool too_large = false;
   for (auto& d : r.report.warnings) too_large |= d.code == Code::kTooLarge && d.file == "bomb.json.gz";
-  EXPECT_TRUE(too_large);
+  EXPECT_TRUE(too_large) << r.report.Summary();
+  for (auto& s : r.report.sources)
+    if (s.path == "bomb.json.gz") EXPECT_LE(s.inflated_bytes, uint64_t{64} << 20);
+}
+
+TEST(Damage, StringLongerThanTheLimitDropsItsEvent) {
+  std::string trace = R"([{"ph":"i","name":"ok","ts":1},{"ph":"i","name":")" + std::string(5000, 'x') +
+                      R"(","ts":2},{"ph":"i","name":"ok2","ts":3}])";
+  Options o;
+  o.max_string_bytes = 1024;
+  MergeResult r = MergeInputs({{kIntactName, kIntact}, {"long.json", trace}}, o);
+  ASSERT_FALSE(r.report.fatal);
+  bool found = false;
+  for (auto& d : r.report.warnings)
+    found |= d.code == Code::kTooLarge && d.file == "long.json" && d.offset == 31 &&
+             d.message.find("string longer than the limit (1024 bytes)") != std::string::npos;
+  EXPECT_TRUE(found) << r.report.Summary();
+  for (auto& s : r.report.sources)
+    if (s.path == "long.json") EXPECT_EQ(s.events_kept, 2u);
 }
 
 }  // namespace tracemerge::test

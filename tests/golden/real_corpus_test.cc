@@ -81,6 +81,29 @@ TEST(RealCorpus, EverythingMergesNothingIsLost) {
   EXPECT_EQ(got, expected);
   EXPECT_EQ(named, used) << "every pid has a process_name";
 
+  // Privacy: the output brings nothing that was not in the inputs (but the report
+  // and generated track names): every event name occurs in some input.
+  std::string all_inputs;
+  for (const Input& in : inputs)
+    all_inputs += in.bytes.size() > 2 && static_cast<unsigned char>(in.bytes[0]) == 0x1f ? Inflate(in.bytes) : in.bytes;
+  std::set<std::string_view> input_strings;  // every "…" in the inputs, raw
+  for (size_t i = all_inputs.find('"'); i != std::string::npos;) {
+    size_t j = i + 1;
+    while (j < all_inputs.size() && all_inputs[j] != '"') j += all_inputs[j] == '\\' ? 2 : 1;
+    if (j >= all_inputs.size()) break;
+    input_strings.insert(std::string_view(all_inputs).substr(i + 1, j - i - 1));
+    i = all_inputs.find('"', j + 1);
+  }
+  std::set<std::string> names;
+  for (auto& e : events)
+    if (e.ph != "M" && !e.name.empty()) names.insert(e.name);
+  ASSERT_GT(names.size(), 100u);
+  for (const std::string& name : names) {
+    // Names with escapes appear escaped in the input; compare the plain ones.
+    if (name.find_first_of("\\\"\n\t/") != std::string::npos) continue;
+    EXPECT_TRUE(input_strings.count(name)) << "not in any input: " << name;
+  }
+
   // No pid shared by two files: the pids of the files merged one by one add up.
   size_t separate = 0;
   for (const Input& in : inputs) {
