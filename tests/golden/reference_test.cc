@@ -24,6 +24,9 @@ struct Case {
   size_t reference_x = 0;
 };
 
+// Test names and failure messages show the case name, not its bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
 std::vector<Case> LoadCases() {
   std::vector<Case> cases;
   std::ifstream f(std::string(TRACEMERGE_GOLDEN_DIR) + "/../cases.tsv");
