@@ -104,7 +104,10 @@ void Merger::Impl::Finish(Source& s) {
   }
   if (s.report.included) {
     s.arena.reserve(s.size + s.size / 8);  // templates are about as long as the input
+    parsing = static_cast<uint32_t>(&s - sources.data());
+    s.first_event = events.size();
     Parse(s);
+    s.event_count = events.size() - s.first_event;
     // The templates in the arena are all the writer needs: let the input go.
     std::string().swap(s.data);
     if (s.arena.size() < s.arena.capacity() / 2) s.arena.shrink_to_fit();
@@ -247,7 +250,7 @@ void Merger::Impl::ParseEvent(Source& s, Span sp) {
     e.ts = AddNs(e.ts, s.header_base);
     e.based = true;
   }
-  auto idx = static_cast<uint32_t>(s.events.size());
+  auto idx = static_cast<uint32_t>(events.size() - s.first_event);
   if (!f.arg_step_num.empty() && s.cls.kind == Kind::kPythonTimeline) {
     if (auto step = ParseScaled(f.arg_step_num, 1)) s.step_marks.push_back({*step, idx});
   }
@@ -256,7 +259,8 @@ void Merger::Impl::ParseEvent(Source& s, Span sp) {
     if (auto step = ParseScaled(f.name.substr(kProfilerStep.size()), 1)) s.profiler_steps.push_back({*step, idx});
   }
   cut.keep = true;
-  s.events.push_back(e);
+  e.source = parsing;
+  events.push_back(e);
 }
 
 void Merger::Impl::ParseMetrics(Source& s) {
@@ -295,7 +299,8 @@ void Merger::Impl::ParseMetrics(Source& s) {
     e.ts = *ts;
     e.has_ts = true;
     e.based = true;
-    s.events.push_back(e);
+    e.source = parsing;
+    events.push_back(e);
   });
 }
 

@@ -65,7 +65,7 @@ Report Merger::Merge(const Sink& sink) {
     id_base += s.ids.size();
   }
   std::vector<uint32_t> meta;
-  std::vector<std::pair<int64_t, uint32_t>> order;  // (ts, event): sorts stably by ts
+  std::vector<std::pair<int64_t, uint64_t>> order;  // (ts, canonical place): a stable sort by ts
   for (uint32_t i = 0; i < m.events.size(); i++) {
     const Event& e = m.events[i];
     Source& s = m.sources[e.source];
@@ -77,11 +77,14 @@ Report Merger::Merge(const Sink& sink) {
     } else if (!e.keep) {
       s.report.events_outside++;
     } else {
-      order.push_back({e.ts, i});
+      order.push_back({e.ts, m.Canon(i)});
       report.last_end_ns = std::max(report.last_end_ns, e.ts + e.dur);
     }
   }
+  std::sort(meta.begin(), meta.end(), [&](uint32_t a, uint32_t b) { return m.Canon(a) < m.Canon(b); });
   std::sort(order.begin(), order.end());
+  for (auto& [ts, place] : order)  // back to event indices for the writer
+    place = m.sources[place >> 40].first_event + (place & ((uint64_t{1} << 40) - 1));
   if (order.empty())
     m.warnings.push_back({Code::kEmptyWindow, "", 0, "no event falls in the window; the output has no events"});
   report.warnings = std::move(m.warnings);

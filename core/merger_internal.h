@@ -69,20 +69,19 @@ struct Source {
   TopLevel top;
   std::string base_time_ns;  // Kineto's baseTimeNanoseconds, as written
 
-  // Parsed as soon as the source ends (its input is freed then); joined with
-  // the others, in path order, when the merge runs.
-  std::vector<Event> events;
+  // Parsed as soon as the source ends (its input is freed then): its events
+  // are events[first_event, first_event + event_count) of the merge.
+  uint64_t first_event = 0, event_count = 0;
   std::vector<std::pair<int64_t, uint32_t>> step_marks, profiler_steps;  // (step, local event)
   std::vector<Diagnostic> warnings;
   int64_t header_base = 0;  // smdebug clock header, if seen
   bool have_header = false;
-  uint64_t first_event = 0;  // in the joined event list
 };
 
 
 // Writes the merged JSON for the kept events (already sorted) to sink.
 void WriteOutput(std::vector<Source>& sources, const std::vector<Event>& events,
-                 const std::vector<uint32_t>& meta, const std::vector<std::pair<int64_t, uint32_t>>& order,
+                 const std::vector<uint32_t>& meta, const std::vector<std::pair<int64_t, uint64_t>>& order,
                  const std::vector<std::pair<uint32_t, std::string>>& process_names,
                  const std::vector<std::tuple<uint32_t, uint32_t, std::string>>& thread_names,
                  const Options& options, Report* report, const Sink& sink);
@@ -119,6 +118,16 @@ struct Merger::Impl {
 
   void Warn(Source& s, Code code, uint64_t offset, std::string msg) {
     s.warnings.push_back({code, s.path, offset, std::move(msg)});
+  }
+
+  uint32_t parsing = 0;  // index of the source being parsed
+
+  // An event's place in the canonical order: by source path, then file order.
+  // Ties in time are broken by it, so the output does not depend on the order
+  // in which files arrived.
+  uint64_t Canon(uint64_t i) const {
+    const Event& e = events[i];
+    return uint64_t{e.source} << 40 | (i - sources[e.source].first_event);
   }
 
   void Append(Source& s, std::string_view bytes);

@@ -129,7 +129,7 @@ void Expand(std::string_view tpl, uint32_t pid, uint32_t tid, int64_t ts, uint64
 }
 
 void WriteOutput(std::vector<Source>& sources, const std::vector<Event>& events,
-                 const std::vector<uint32_t>& meta, const std::vector<std::pair<int64_t, uint32_t>>& order,
+                 const std::vector<uint32_t>& meta, const std::vector<std::pair<int64_t, uint64_t>>& order,
                  const std::vector<std::pair<uint32_t, std::string>>& process_names,
                  const std::vector<std::tuple<uint32_t, uint32_t, std::string>>& thread_names,
                  const Options& options, Report* report, const Sink& sink) {
@@ -151,7 +151,7 @@ void WriteOutput(std::vector<Source>& sources, const std::vector<Event>& events,
     out += "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
            ",\"tid\":" + std::to_string(tid) + ",\"args\":{\"name\":\"" + name + "\"}}";
   }
-  auto write_event = [&](uint32_t i) {
+  auto write_event = [&](uint64_t i) {
     const Event& e = events[i];
     Source& s = sources[e.source];
     const Thread& t = s.threads[e.thread];

@@ -37,21 +37,25 @@ std::string StepList(const std::vector<std::pair<int64_t, int64_t>>& steps) {
 }
 
 void Merger::Impl::Join() {
-  std::stable_sort(sources.begin(), sources.end(), [](const Source& a, const Source& b) { return a.path < b.path; });
-  size_t total = 0;
-  for (const Source& s : sources) total += s.events.size();
-  events.reserve(total);
+  // Sources in path order; their events stay where they are (in arrival order),
+  // renumbered to the new source indices. Canon() orders ties by path.
+  std::vector<uint32_t> by_path(sources.size()), new_index(sources.size());
+  for (uint32_t i = 0; i < sources.size(); i++) by_path[i] = i;
+  std::stable_sort(by_path.begin(), by_path.end(),
+                   [&](uint32_t a, uint32_t b) { return sources[a].path < sources[b].path; });
+  std::vector<Source> sorted;
+  sorted.reserve(sources.size());
+  for (uint32_t r = 0; r < by_path.size(); r++) {
+    new_index[by_path[r]] = r;
+    sorted.push_back(std::move(sources[by_path[r]]));
+  }
+  sources.swap(sorted);
+  for (Event& e : events) e.source = new_index[e.source];
   for (uint32_t i = 0; i < sources.size(); i++) {
     Source& s = sources[i];
-    s.first_event = events.size();
     for (auto [step, local] : s.step_marks) step_marks.push_back({step, static_cast<uint32_t>(s.first_event + local)});
     for (auto [step, local] : s.profiler_steps)
       profiler_steps.push_back({step, static_cast<uint32_t>(s.first_event + local)});
-    for (Event& e : s.events) {
-      e.source = i;
-      events.push_back(e);
-    }
-    std::vector<Event>().swap(s.events);
     if (s.report.included) ApplyClock(i);
   }
   for (Source& s : sources) {  // warnings too, in path order
@@ -63,7 +67,7 @@ void Merger::Impl::Join() {
 void Merger::Impl::ApplyClock(uint32_t index) {
   Source& s = sources[index];
   SourceReport& r = s.report;
-  const uint64_t first = s.first_event, end = events.size();
+  const uint64_t first = s.first_event, end = s.first_event + s.event_count;
   int64_t base = 0;
   if (s.cls.kind == Kind::kSystem) {
     r.absolute = true;
@@ -132,12 +136,12 @@ void Merger::Impl::Describe(Report* r) {
   }
   auto& marks = step_marks.empty() ? profiler_steps : step_marks;
   r->steps_from = step_marks.empty() ? "PyTorch ProfilerStep#N slices" : "pythontimeline step_num";
-  std::vector<std::pair<int64_t, int64_t>> all;  // (step, ts)
-  for (auto [step, idx] : marks) all.push_back({step, events[idx].ts});
-  std::stable_sort(all.begin(), all.end(), [](auto& a, auto& b) { return a.second < b.second; });
+  std::vector<std::tuple<int64_t, uint64_t, int64_t>> all;  // (ts, canonical place, step)
+  for (auto [step, idx] : marks) all.push_back({events[idx].ts, Canon(idx), step});
+  std::sort(all.begin(), all.end());
   std::set<int64_t> seen;
-  for (auto& p : all)
-    if (seen.insert(p.first).second) r->steps.push_back(p);
+  for (auto& [ts, place, step] : all)
+    if (seen.insert(step).second) r->steps.push_back({step, ts});
 }
 
 bool Merger::Impl::ResolveWindow(Report* r) {

@@ -103,8 +103,10 @@ void Merger::Impl::AssignTracks(
     if (events[i].keep && events[i].ph == 'X')
       out_threads[out_thread_of[{events[i].source, events[i].thread}]].events.push_back(i);
   for (OutThread& ot : out_threads) {
-    std::stable_sort(ot.events.begin(), ot.events.end(), [&](uint32_t a, uint32_t b) {
-      return events[a].ts != events[b].ts ? events[a].ts < events[b].ts : events[a].dur > events[b].dur;
+    std::sort(ot.events.begin(), ot.events.end(), [&](uint32_t a, uint32_t b) {
+      if (events[a].ts != events[b].ts) return events[a].ts < events[b].ts;
+      if (events[a].dur != events[b].dur) return events[a].dur > events[b].dur;
+      return Canon(a) < Canon(b);
     });
     std::vector<std::vector<int64_t>> lanes;  // per lane: stack of open slice ends
     for (uint32_t i : ot.events) {

@@ -376,3 +376,19 @@ TEST(Classify, RawGzippedHead) {
 }
 
 }  // namespace tracemerge::test
+
+namespace tracemerge::test {
+
+TEST(Determinism, TheOrderFilesArriveInDoesNotMatter) {
+  auto inputs = ReadTree(Corpus("smdebug/constructed/combined_job"));
+  for (auto& extra : ReadTree(Corpus("real/perfetto_fixture"))) inputs.push_back(extra);
+  MergeResult sorted = MergeInputs(inputs, {});
+  std::reverse(inputs.begin(), inputs.end());
+  MergeResult reversed = MergeInputs(inputs, {});
+  std::rotate(inputs.begin(), inputs.begin() + 3, inputs.end());
+  MergeResult rotated = MergeInputs(inputs, {});
+  EXPECT_TRUE(SameText(reversed.output, sorted.output));
+  EXPECT_TRUE(SameText(rotated.output, sorted.output));
+}
+
+}  // namespace tracemerge::test
