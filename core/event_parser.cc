@@ -277,8 +277,6 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
       f->name = Unquote(tok);
     } else if (key == "cat") {
       f->cat = Unquote(tok);
-    } else if (key == "s") {
-      f->scope = Unquote(tok);
     }
   }
   if (!had_pid) {

@@ -21,7 +21,7 @@ namespace tracemerge {
 
 // Raw tokens (trimmed; strings keep their quotes unless noted). Empty = absent.
 struct EventFields {
-  std::string_view ph, name, cat, scope;  // string contents, quotes stripped
+  std::string_view ph, name, cat;  // string contents, quotes stripped
   std::string_view ts, dur, pid, tid;
   std::string_view id, bind_id, id2_global;
   std::string_view arg_name;        // args.name (process_name/thread_name), unquoted

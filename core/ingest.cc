@@ -140,7 +140,8 @@ void Merger::Impl::Parse(Source& s) {
   std::vector<Diagnostic> diags;
   ScanLimits limits;
   limits.max_depth = opt.max_depth;
-  bool ok = ScanTrace(std::string_view(s.data.data(), s.size), limits, &s.top,
+  TopLevel top;  // its views point into the input, which goes after this parse
+  bool ok = ScanTrace(std::string_view(s.data.data(), s.size), limits, &top,
                       [&](Span sp) { ParseEvent(s, sp); }, &diags);
   for (Diagnostic& d : diags) {
     if (d.code == Code::kTooDeep || d.code == Code::kBadEvent) {
@@ -154,8 +155,7 @@ void Merger::Impl::Parse(Source& s) {
     s.report.note = "not a trace";
     return;
   }
-  if (!s.top.base_time_ns.empty()) s.base_time_ns = std::string(Trim(s.top.base_time_ns));
-  s.top = TopLevel{};  // its views point into the input
+  if (!top.base_time_ns.empty()) s.base_time_ns = std::string(Trim(top.base_time_ns));
 }
 
 void Merger::Impl::ParseEvent(Source& s, Span sp) {

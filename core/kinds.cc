@@ -107,9 +107,9 @@ std::string TfStepDir(std::string_view path) {
 Classification Classify(std::string_view path, std::string_view head) {
   std::string_view base = BaseName(path);
   Classification c;
-  if (ParseSidecar(path)) {
+  if (auto sidecar = ParseSidecar(path)) {
     c.kind = Kind::kSidecar;
-    c.node = ParseSidecar(path)->node;
+    c.node = sidecar->node;
     return c;
   }
   auto skip = [&](std::string reason, bool quiet) {

@@ -66,7 +66,6 @@ struct Source {
   uint64_t id_base = 0;                 // output id = id_base + local number
   std::unordered_map<std::string, uint32_t> pair_keys;  // async "cat\x1fid" → number
   std::string arena;                    // output templates of the events (event_parser.h)
-  TopLevel top;
   std::string base_time_ns;  // Kineto's baseTimeNanoseconds, as written
 
   // Parsed as soon as the source ends (its input is freed then): its events
@@ -111,8 +110,8 @@ struct Merger::Impl {
   uint64_t tick = 0;
 
   // Reports progress every 16384 calls; remembers a cancel.
-  void Tick(const char* stage, uint64_t done, uint64_t total, bool force = false) {
-    if (!opt.progress || cancelled || (++tick % 16384 != 0 && !force)) return;
+  void Tick(const char* stage, uint64_t done, uint64_t total) {
+    if (!opt.progress || cancelled || ++tick % 16384 != 0) return;
     if (!opt.progress(Progress{stage, done, total})) cancelled = true;
   }
 
