@@ -26,6 +26,9 @@ const char kUsage[] =
     "  --report FILE.json   also write the report as JSON\n"
     "  --max-file-mb N      per-file inflated size limit (default 4096)\n"
     "  --max-string-mb N    longest JSON string in an event (default 64)\n"
+    "  --memory-mb N        keep about N MB of events in memory, the rest in a temporary\n"
+    "                       file (native) or outside the wasm heap; default: all in\n"
+    "                       memory natively, 512 in wasm\n"
     "  --scan               only describe the job (time span, steps, sources); write nothing\n"
     "  --quiet              print only errors\n"
     "  --version, --help\n";
@@ -93,6 +96,9 @@ Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
     } else if (k == "--max-file-mb") {
       if (!value() || !ParseInt(v, &n) || n <= 0 || n > (int64_t{1} << 30)) return Usage("--max-file-mb needs a positive integer");
       o.max_inflated_bytes = static_cast<uint64_t>(n) << 20;
+    } else if (k == "--memory-mb") {
+      if (!value() || !ParseInt(v, &n) || n < 0 || n > (int64_t{1} << 30)) return Usage("--memory-mb needs an integer ≥ 0");
+      o.memory_budget = static_cast<uint64_t>(n) << 20;
     } else if (k == "--scan") {
       o.scan_only = true;
     } else if (k == "--max-string-mb") {
@@ -129,7 +135,8 @@ std::string ArgsJson(const Args& a, const Status& status) {
   return std::string("{\"error\":") + (status.ok() ? "null" : Str(status.message)) +
          ",\"help\":" + Bool(a.help) + ",\"version\":" + Bool(a.version) + ",\"quiet\":" + Bool(a.quiet) +
          ",\"output\":" + Str(a.output) + ",\"report\":" + Str(a.report_path) + ",\"gzip\":" +
-         Bool(a.options.gzip) + ",\"scan\":" + Bool(a.options.scan_only) + ",\"paths\":[" + paths + "],\"usage\":" + Str(kUsage) +
+         Bool(a.options.gzip) + ",\"scan\":" + Bool(a.options.scan_only) +
+         ",\"memoryBudgetGiven\":" + Bool(a.options.memory_budget != UINT64_MAX) + ",\"paths\":[" + paths + "],\"usage\":" + Str(kUsage) +
          ",\"version_text\":" + Str(std::string("tracemerge ") + kVersion) + "}";
 }
 

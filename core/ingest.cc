@@ -28,6 +28,7 @@ uint64_t GzipSizeHint(std::string_view head, std::string_view tail4, uint64_t fi
 
 void Merger::BeginSource(std::string path, uint64_t size_hint) {
   Source& s = impl_->sources.emplace_back();
+  s.key = static_cast<uint32_t>(impl_->sources.size() - 1);
   s.path = std::move(path);
   s.report.path = s.path;
   s.data.reserve(std::min(size_hint, impl_->opt.max_inflated_bytes) + kPad);
@@ -111,7 +112,38 @@ void Merger::Impl::Finish(Source& s) {
     // The templates in the arena are all the writer needs: let the input go.
     std::string().swap(s.data);
     if (s.arena.size() < s.arena.capacity() / 2) s.arena.shrink_to_fit();
+    if (opt.store && arena_bytes + s.arena.size() > opt.memory_budget) Store(s);
+    if (!s.stored) arena_bytes += s.arena.size();
   }
+}
+
+// Moves the source's templates to the store, in time order so that the writer
+// reads them back mostly forward. On failure they stay in memory.
+void Merger::Impl::Store(Source& s) {
+  std::vector<uint32_t> order(s.event_count);
+  for (uint32_t i = 0; i < order.size(); i++) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return events[s.first_event + a].ts < events[s.first_event + b].ts;
+  });
+  std::vector<uint64_t> at(s.event_count);
+  std::string piece;
+  uint64_t pos = 0;
+  for (uint32_t i : order) {
+    const Event& e = events[s.first_event + i];
+    piece.append(s.arena, e.offset, e.length);
+    at[i] = pos;
+    pos += e.length;
+    if (piece.size() < (4 << 20)) continue;
+    if (!opt.store->Put(s.key, piece))
+      return Warn(s, Code::kIo, 0, "could not move this file's events out of memory; kept them in memory");
+    piece.clear();
+  }
+  if (!piece.empty() && !opt.store->Put(s.key, piece))
+    return Warn(s, Code::kIo, 0, "could not move this file's events out of memory; kept them in memory");
+  for (uint64_t i = 0; i < s.event_count; i++) events[s.first_event + i].offset = at[i];
+  std::string().swap(s.arena);
+  s.stored = true;
+  s.stored_bytes = pos;
 }
 
 // ---- parse -----------------------------------------------------------------

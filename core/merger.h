@@ -32,6 +32,20 @@ struct Progress {
 };
 enum class Group { kSource, kPhase };
 
+// Where output templates go when a job outgrows memory (Options.memory_budget).
+// Each source's templates are appended once, in pieces, right after the source
+// is parsed; the writer reads them back in ~256 KB windows, mostly forward.
+// Implementations: FileStore (a temporary file, store.h), the JS glue (outside
+// the wasm heap: ArrayBuffers in Node, Blobs in the page).
+class TemplateStore {
+ public:
+  virtual ~TemplateStore() = default;
+  // Appends bytes to those of `key`; false when they could not be stored.
+  virtual bool Put(uint32_t key, std::string_view bytes) = 0;
+  // Copies bytes [offset, offset + length) of `key` to out; false on failure.
+  virtual bool Get(uint32_t key, uint64_t offset, uint64_t length, char* out) = 0;
+};
+
 struct Options {
   std::optional<int64_t> start, end;  // Unix µs (unit=time) or step numbers (unit=step)
   Unit unit = Unit::kTime;
@@ -47,6 +61,10 @@ struct Options {
   // Called now and then during Merge(); return false to cancel. A cancelled
   // merge reports CANCELLED; bytes already sent to the sink are incomplete.
   std::function<bool(const Progress&)> progress;
+  // Output templates (about the input, compacted) are kept in memory up to this
+  // many bytes; the sources beyond it go to `store` (when set) as they are parsed.
+  uint64_t memory_budget = UINT64_MAX;
+  std::shared_ptr<TemplateStore> store;
   // Parse and resolve the window only: the report describes the job (span,
   // steps, sources, warnings); nothing is written.
   bool scan_only = false;

@@ -47,6 +47,38 @@ struct Event {
   bool based = false;  // ts already absolute (smdebug header seen before it)
 };
 
+// A vector that grows in fixed blocks: no reallocation, so no moment with the
+// old and the new copy both alive (the event index of a multi-GB job is ~2 GB).
+template <class T>
+class BlockVector {
+ public:
+  static constexpr size_t kShift = 16, kBlock = size_t{1} << kShift;
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  T& operator[](size_t i) { return blocks_[i >> kShift][i & (kBlock - 1)]; }
+  const T& operator[](size_t i) const { return blocks_[i >> kShift][i & (kBlock - 1)]; }
+  void push_back(const T& v) {
+    if ((size_ & (kBlock - 1)) == 0) blocks_.emplace_back(new T[kBlock]);
+    (*this)[size_++] = v;
+  }
+  template <class V, class R>
+  struct Iter {
+    V* v;
+    size_t i;
+    R& operator*() const { return (*v)[i]; }
+    Iter& operator++() { return ++i, *this; }
+    bool operator!=(const Iter& o) const { return i != o.i; }
+  };
+  Iter<BlockVector, T> begin() { return {this, 0}; }
+  Iter<BlockVector, T> end() { return {this, size_}; }
+  Iter<const BlockVector, const T> begin() const { return {this, 0}; }
+  Iter<const BlockVector, const T> end() const { return {this, size_}; }
+
+ private:
+  std::vector<std::unique_ptr<T[]>> blocks_;
+  size_t size_ = 0;
+};
+
 struct Source {
   std::string path;
   Classification cls;
@@ -66,6 +98,11 @@ struct Source {
   uint64_t id_base = 0;                 // output id = id_base + local number
   std::unordered_map<std::string, uint32_t> pair_keys;  // async "cat\x1fid" → number
   std::string arena;                    // output templates of the events (event_parser.h)
+  uint32_t key = 0;                     // arrival number: the source's name in the store
+  bool stored = false;                  // templates moved to Options.store (arena empty)
+  uint64_t stored_bytes = 0;
+  std::string window;                   // a stored range being written: [window_at, +size)
+  uint64_t window_at = 0;
   std::string base_time_ns;  // Kineto's baseTimeNanoseconds, as written
 
   // Parsed as soon as the source ends (its input is freed then): its events
@@ -79,7 +116,7 @@ struct Source {
 
 
 // Writes the merged JSON for the kept events (already sorted) to sink.
-void WriteOutput(std::vector<Source>& sources, const std::vector<Event>& events,
+void WriteOutput(std::vector<Source>& sources, const BlockVector<Event>& events,
                  const std::vector<uint32_t>& meta, const std::vector<std::pair<int64_t, uint64_t>>& order,
                  const std::vector<std::pair<uint32_t, std::string>>& process_names,
                  const std::vector<std::tuple<uint32_t, uint32_t, std::string>>& thread_names,
@@ -87,6 +124,10 @@ void WriteOutput(std::vector<Source>& sources, const std::vector<Event>& events,
 // (WriteOutput sets report->fatal to CANCELLED when options.progress says stop.)
 
 std::string JsonEscape(std::string_view s);
+
+// An event's template: from the arena, or read back from the store through the
+// source's window. False when the store fails.
+bool Template(Source& s, const Event& e, TemplateStore* store, std::string_view* out);
 
 
 constexpr size_t kPad = simdjson::SIMDJSON_PADDING;  // readable slack after every input buffer
@@ -101,7 +142,7 @@ std::string StepList(const std::vector<std::pair<int64_t, int64_t>>& steps);
 struct Merger::Impl {
   Options opt;
   std::vector<Source> sources;
-  std::vector<Event> events;
+  BlockVector<Event> events;
   std::vector<std::pair<int64_t, uint32_t>> step_marks;     // (step, event) pythontimeline
   std::vector<std::pair<int64_t, uint32_t>> profiler_steps; // (step, event) ProfilerStep#N
   std::vector<Diagnostic> warnings;
@@ -134,6 +175,8 @@ struct Merger::Impl {
   void Parse(Source& s);
   void ParseEvent(Source& s, Span span);
   void ParseMetrics(Source& s);
+  void Store(Source& s);
+  uint64_t arena_bytes = 0;  // templates kept in memory
   void Join();
   void ApplyClock(uint32_t index);
   void Describe(Report* r);

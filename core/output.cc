@@ -128,7 +128,25 @@ void Expand(std::string_view tpl, uint32_t pid, uint32_t tid, int64_t ts, uint64
   }
 }
 
-void WriteOutput(std::vector<Source>& sources, const std::vector<Event>& events,
+bool Template(Source& s, const Event& e, TemplateStore* store, std::string_view* out) {
+  if (!s.stored) {
+    *out = std::string_view(s.arena).substr(e.offset, e.length);
+    return true;
+  }
+  constexpr uint64_t kWindow = 256 << 10;
+  if (e.offset < s.window_at || e.offset + e.length > s.window_at + s.window.size()) {
+    s.window.resize(std::max<uint64_t>(e.length, std::min(kWindow, s.stored_bytes - e.offset)));
+    s.window_at = e.offset;
+    if (!store->Get(s.key, e.offset, s.window.size(), s.window.data())) {
+      s.window.clear();
+      return false;
+    }
+  }
+  *out = std::string_view(s.window).substr(e.offset - s.window_at, e.length);
+  return true;
+}
+
+void WriteOutput(std::vector<Source>& sources, const BlockVector<Event>& events,
                  const std::vector<uint32_t>& meta, const std::vector<std::pair<int64_t, uint64_t>>& order,
                  const std::vector<std::pair<uint32_t, std::string>>& process_names,
                  const std::vector<std::tuple<uint32_t, uint32_t, std::string>>& thread_names,
@@ -156,22 +174,33 @@ void WriteOutput(std::vector<Source>& sources, const std::vector<Event>& events,
     Source& s = sources[e.source];
     const Thread& t = s.threads[e.thread];
     const uint32_t tid = t.lane_tids.empty() ? 0 : t.lane_tids[std::min<size_t>(e.lane, t.lane_tids.size() - 1)];
+    std::string_view tpl;
+    if (!Template(s, e, options.store.get(), &tpl)) {
+      report->fatal = Diagnostic{Code::kIo, s.path, 0, "could not read this file's events back from the store"};
+      return false;
+    }
     begin_event();
-    Expand(std::string_view(s.arena).substr(e.offset, e.length), s.procs[t.proc].out_pid, tid, e.ts, s.id_base, &out);
+    Expand(tpl, s.procs[t.proc].out_pid, tid, e.ts, s.id_base, &out);
     s.report.events_kept++;
     report->events_written++;
     w.MaybeFlush();
+    return true;
   };
-  for (uint32_t i : meta) write_event(i);
+  auto stop = [&] {
+    w.Flush();
+    for (Source& s : sources) std::string().swap(s.window);
+  };
+  for (uint32_t i : meta)
+    if (!write_event(i)) return stop();
   const uint64_t total = order.size();
   for (uint64_t n = 0; n < total; n++) {
     if (options.progress && n % 16384 == 16383 && !options.progress(Progress{"write", n, total})) {
       report->fatal = Diagnostic{Code::kCancelled, "", 0, "merge cancelled while writing"};
-      w.Flush();
-      return;
+      return stop();
     }
-    write_event(order[n].second);
+    if (!write_event(order[n].second)) return stop();
   }
+  for (Source& s : sources) std::string().swap(s.window);
   if (options.progress) options.progress(Progress{"write", total, total});
   for (Source& s : sources) report->sources.push_back(s.report);
   out += "\n],\n\"displayTimeUnit\":\"ms\",\n\"metadata\":{\"tracemerge\":";

@@ -35,13 +35,37 @@ std::string Bytes(val u8) {
   return bytes;
 }
 
+// Templates beyond the heap budget go to JS (createStore() in tracemerge.mjs):
+// put(key, view) copies the view; get(key, offset, length) returns the bytes.
+// Both return false/null on failure, never throw.
+class JsStore : public tmg::TemplateStore {
+ public:
+  explicit JsStore(val js) : js_(js) {}
+  bool Put(uint32_t key, std::string_view b) override {
+    const auto* p = reinterpret_cast<const uint8_t*>(b.data());
+    return js_.call<bool>("put", key, val(emscripten::typed_memory_view(b.size(), p)));
+  }
+  bool Get(uint32_t key, uint64_t offset, uint64_t length, char* out) override {
+    val bytes = js_.call<val>("get", key, static_cast<double>(offset), static_cast<double>(length));
+    if (bytes.isNull() || bytes.isUndefined() || bytes["length"].as<double>() != static_cast<double>(length)) return false;
+    val(emscripten::typed_memory_view(length, reinterpret_cast<uint8_t*>(out))).call<void>("set", bytes);
+    return true;
+  }
+
+ private:
+  val js_;
+};
+
 class JsMerger {
  public:
   // argv: the CLI's options as strings, e.g. ["--unit","step","--start","2"].
   // onProgress(stage, done, total) → false cancels; called while sources are
   // parsed (as each one ends) and while the output is written.
-  JsMerger(val argv, val on_progress) : on_progress_(on_progress) {
+  // store: where templates beyond --memory-mb (default 512) go; undefined = nowhere.
+  JsMerger(val argv, val on_progress, val store) : on_progress_(on_progress) {
     status_ = tmg::ParseArgs(emscripten::vecFromJSArray<std::string>(argv), &args_);
+    if (args_.options.memory_budget == UINT64_MAX) args_.options.memory_budget = uint64_t{512} << 20;
+    if (!store.isUndefined() && !store.isNull()) args_.options.store = std::make_shared<JsStore>(store);
     args_.options.progress = [this](const tmg::Progress& p) {
       return on_progress_.isUndefined() ||
              on_progress_(std::string(p.stage), static_cast<double>(p.done), static_cast<double>(p.total))
@@ -94,7 +118,7 @@ std::string ParseArgsJson(val argv) {
 
 EMSCRIPTEN_BINDINGS(tracemerge) {
   emscripten::class_<JsMerger>("Merger")
-      .constructor<val, val>()
+      .constructor<val, val, val>()
       .function("error", &JsMerger::error)
       .function("beginSource", &JsMerger::beginSource)
       .function("appendChunk", &JsMerger::appendChunk)

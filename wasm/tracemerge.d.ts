@@ -18,6 +18,9 @@ export interface MergeOptions {
   maxFileMb?: number;
   /** Longest JSON string in an event, in MB (default 64). */
   maxStringMb?: number;
+  /** MB of events kept in the wasm heap (default 512); the rest is kept outside
+   *  it (Blobs in a worker, ArrayBuffers in Node), so jobs beyond 4 GB merge. */
+  memoryMb?: number;
 }
 
 export interface Diagnostic { code: string; file: string; offset: number; message: string; }
@@ -75,9 +78,17 @@ export declare function createMerger(options?: MergeOptions | string[], opts?: {
 export declare function scanFiles(files: Iterable<FileLike>, options?: MergeOptions): Promise<MergeResult>;
 export declare function classifyFile(name: string, blob: Blob): Promise<{ kind: string; node: string; reason: string; quiet: boolean }>;
 export declare function mergeFiles(files: Iterable<FileLike>, options?: MergeOptions,
-  opts?: { onProgress?: (p: Progress) => void; signal?: AbortSignal; output?: 'blob' | 'chunks' }):
+  opts?: { onProgress?: (p: Progress) => void; signal?: AbortSignal; output?: 'blob' | 'chunks';
+    /** Receives the output as it is written (then it is not kept). */
+    onChunk?: (bytes: Uint8Array) => void }):
   Promise<{ blob?: Blob; chunks?: Uint8Array[]; report: Report; result: MergeResult }>;
 export declare function optionsToArgs(options: MergeOptions): string[];
+/** Where the core keeps events beyond memoryMb: Blobs in a worker, ArrayBuffers elsewhere. */
+export declare function createStore(opts?: { blobs?: boolean }): {
+  put(key: number, bytes: Uint8Array): boolean;
+  get(key: number, offset: number, length: number): Uint8Array | null;
+  readonly bytes: number;
+};
 export declare function sourceName(file: File): string;
 
 export declare class MergeClient {

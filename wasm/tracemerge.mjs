@@ -49,7 +49,7 @@ export async function loadCore(factory) {
 // A wasm abort (out of memory, a bug) leaves the instance unusable: forget it.
 function resetCore() { corePromise = null; }
 
-// { start, end, unit, only, group, offsets, gzip, maxFileMb } → the CLI's flags.
+// { start, end, unit, only, group, offsets, gzip, maxFileMb, maxStringMb, scan, memoryMb } → the CLI's flags.
 export function optionsToArgs(o = {}) {
   const args = [];
   if (o.start !== undefined && o.start !== null && o.start !== '') args.push('--start', String(o.start));
@@ -63,6 +63,7 @@ export function optionsToArgs(o = {}) {
   if (o.maxFileMb) args.push('--max-file-mb', String(o.maxFileMb));
   if (o.maxStringMb) args.push('--max-string-mb', String(o.maxStringMb));
   if (o.scan) args.push('--scan');
+  if (o.memoryMb !== undefined && o.memoryMb !== null) args.push('--memory-mb', String(o.memoryMb));
   return args;
 }
 
@@ -97,6 +98,57 @@ async function* chunksOf(data) {
   }
 }
 
+// Where the core puts event templates beyond its heap budget (--memory-mb,
+// default 512): outside the wasm heap, so that jobs larger than the 4 GB heap
+// merge. In a worker of the page they become Blobs (the browser may keep them
+// on disk) read back with FileReaderSync; elsewhere (Node) ArrayBuffers.
+// put/get never throw: a failure is false/null, which the core reports.
+export function createStore({ blobs = typeof FileReaderSync === 'function' } = {}) {
+  const keys = [];  // key → { at: [piece start…], pieces: [Blob|Uint8Array…], size }
+  const reader = blobs ? new FileReaderSync() : null;
+  const read = (piece, from, to) =>
+    blobs ? new Uint8Array(reader.readAsArrayBuffer(piece.slice(from, to))) : piece.subarray(from, to);
+  return {
+    put(key, view) {
+      try {
+        const k = (keys[key] ??= { at: [], pieces: [], size: 0 });
+        k.at.push(k.size);
+        k.pieces.push(blobs ? new Blob([view]) : view.slice());
+        k.size += view.length;
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    get(key, offset, length) {
+      try {
+        const k = keys[key];
+        if (!k || offset + length > k.size) return null;
+        let lo = 0;  // the last piece starting at or before offset
+        for (let hi = k.at.length - 1; lo < hi;) {
+          const mid = (lo + hi + 1) >> 1;
+          if (k.at[mid] <= offset) lo = mid;
+          else hi = mid - 1;
+        }
+        const out = new Uint8Array(length);
+        for (let done = 0, i = lo; done < length; i++) {
+          const from = offset + done - k.at[i];
+          const end = i + 1 < k.at.length ? k.at[i + 1] - k.at[i] : k.size - k.at[i];
+          const bytes = read(k.pieces[i], from, Math.min(end, from + length - done));
+          out.set(bytes, done);
+          done += bytes.length;
+        }
+        return out;
+      } catch {
+        return null;
+      }
+    },
+    get bytes() {
+      return keys.reduce((n, k) => n + (k?.size ?? 0), 0);
+    },
+  };
+}
+
 // A merger fed source by source. Call delete() when done (or let merge() do it).
 // onProgress(stage, done, total): 'parse' (bytes of the source that is ending) and
 // 'write' (events); return false to cancel.
@@ -106,7 +158,7 @@ export async function createMerger(options = {}, { core, onProgress } = {}) {
   const progress = (stage, done, total) => (onProgress ? onProgress(stage, done, total) !== false : true);
   let m;
   try {
-    m = new core.Merger(args, progress);
+    m = new core.Merger(args, progress, createStore());
   } catch (e) {
     throw wrapAbort(core, e, 0);
   }
@@ -181,7 +233,8 @@ export function sourceName(file) {
 }
 
 // One call: files = File[] | { name, data }[]. Resolves { blob | chunks, report, result }.
-export async function mergeFiles(files, options = {}, { onProgress, signal, core, output = 'blob' } = {}) {
+// With onChunk(Uint8Array), the output goes there as it is written and is not kept.
+export async function mergeFiles(files, options = {}, { onProgress, signal, core, output = 'blob', onChunk } = {}) {
   const list = [...files].map((f) => ('data' in f && 'name' in f && !(f instanceof Blob) ? f : { name: sourceName(f), data: f }));
   const bytesTotal = list.reduce((n, f) => n + (f.data.size ?? f.data.byteLength ?? 0), 0);
   let eventsTotal = 0;
@@ -204,7 +257,7 @@ export async function mergeFiles(files, options = {}, { onProgress, signal, core
       read();
       if (signal?.aborted) throw cancelled(merger.bytesRead);
     }
-    const { chunks, result } = merger.merge();
+    const { chunks, result } = merger.merge({ onChunk });
     if (result.fatal) throw new TraceMergeError({ ...result.fatal, result });
     const type = options.gzip ? 'application/gzip' : 'application/json';
     return {

@@ -16,6 +16,7 @@
 
 #include "args.h"
 #include "merger.h"
+#include "store.h"
 
 namespace fs = std::filesystem;
 using namespace tracemerge;
@@ -118,6 +119,14 @@ int main(int argc, char** argv) {
     bytes_total += fs::file_size(in.disk_path, ec);
   }
   Options merge_opt = opt;
+  if (merge_opt.memory_budget != UINT64_MAX) {  // --memory-mb: the rest goes to a temporary file
+    std::string error;
+    merge_opt.store = FileStore::Create(&error);
+    if (!merge_opt.store) {
+      std::cerr << "tracemerge: " << error << "\n";
+      return 1;
+    }
+  }
   merge_opt.progress = [&](const Progress& p) {
     if (std::string_view(p.stage) == "write")
       line.Show("writing: " + std::to_string(p.done) + " of " + std::to_string(p.total) + " events");

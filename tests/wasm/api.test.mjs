@@ -86,11 +86,44 @@ test('out of memory becomes OUT_OF_MEMORY with the bytes read, and the next merg
   const core = await loadCore(small);
   const data = bigTrace(1500000);  // ~90 MB of JSON: its index outgrows 128 MB
   await assert.rejects(
-    mergeFiles([{ name: 'a.json', data }, { name: 'b.json', data }], {}, { core, output: 'chunks' }),
+    mergeFiles([{ name: 'a.json', data }, { name: 'b.json', data }], { memoryMb: 4096 }, { core, output: 'chunks' }),
     (e) => e.code === 'OUT_OF_MEMORY' && e.bytesRead > 0 && /out of memory after reading \d+ bytes/.test(e.message));
   const fresh = await loadCore(small);
   const { report } = await mergeFiles(readTree(MERGE_TRACES), {}, { core: fresh, output: 'chunks' });
   assert.equal(report.events, 706);
+});
+
+test('events beyond memoryMb leave the heap and come back byte for byte', async () => {
+  const files = readTree(path.join(CORPUS, 'real'));
+  const inHeap = await mergeFiles(files, {}, { output: 'chunks' });
+  for (const memoryMb of [0, 1]) {
+    const stored = await mergeFiles(files, { memoryMb }, { output: 'chunks' });
+    assert.ok(concat(stored.chunks).equals(concat(inHeap.chunks)), `bytes differ with memoryMb ${memoryMb}`);
+  }
+});
+
+test('a job larger than the whole wasm heap merges (its events kept outside)', async () => {
+  const small = (await import(path.join(WASM, 'tracemerge-core-small.mjs'))).default;  // 128 MB heap
+  const core = await loadCore(small);
+  const pad = 'x'.repeat(1000);
+  const fat = (n, k) => {  // ~30 MB: 30000 events with 1 KB of args each
+    const parts = ['['];
+    for (let i = 0; i < n; i++) parts.push(`{"ph":"X","name":"f${k}","pid":1,"tid":1,"ts":${i * 6 + k},"dur":1,"args":{"p":"${pad}"}},`);
+    parts.push(']');
+    return new TextEncoder().encode(parts.join(''));
+  };
+  const files = [0, 1, 2, 3, 4, 5].map((k) => ({ name: `rank-${k}.json`, data: fat(30000, k) }));
+  const total = files.reduce((n, f) => n + f.data.length, 0);
+  assert.ok(total > 170e6, `input is ${total} bytes`);
+  let bytes = 0;
+  const { report } = await mergeFiles(files, { memoryMb: 16 }, {
+    core,
+    output: 'chunks',
+    onChunk: (c) => { bytes += c.length; },
+  });
+  assert.equal(report.events, 180000);
+  assert.ok(bytes > total * 0.9, `wrote ${bytes} bytes`);
+  assert.ok(core.HEAP8.length <= 128 * 1024 * 1024);
 });
 
 test('no leaked Embind handles or heap growth after 100 merges', async () => {

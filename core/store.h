@@ -1,0 +1,36 @@
+// A TemplateStore in one temporary file: what the native CLI uses when a job
+// is larger than --memory-mb. The file is deleted when the store goes.
+//
+//   auto store = FileStore::Create(&error);   // nullptr + error when no temp file
+//   options.store = std::move(store);  options.memory_budget = 512 << 20;
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "merger.h"
+
+namespace tracemerge {
+
+class FileStore : public TemplateStore {
+ public:
+  static std::unique_ptr<FileStore> Create(std::string* error);
+  ~FileStore() override;
+  bool Put(uint32_t key, std::string_view bytes) override;
+  bool Get(uint32_t key, uint64_t offset, uint64_t length, char* out) override;
+
+ private:
+  struct Piece {
+    uint64_t at;    // offset in the key's bytes
+    uint64_t file;  // offset in the file
+  };
+  explicit FileStore(std::FILE* f) : f_(f) {}
+  std::FILE* f_;
+  uint64_t end_ = 0;
+  std::vector<std::vector<Piece>> pieces_;  // by key, in order
+  std::vector<uint64_t> sizes_;             // by key
+};
+
+}  // namespace tracemerge

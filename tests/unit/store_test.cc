@@ -1,0 +1,115 @@
+// Events that leave memory (Options.memory_budget + store) come back byte for
+// byte: the output is the same whether templates stay in memory, all go to
+// the store, or only some do; a failing store is an error, never a crash.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "store.h"
+#include "test_util.h"
+
+namespace tracemerge::test {
+namespace {
+
+// Wraps a FileStore, counting calls and failing on request.
+class CountingStore : public TemplateStore {
+ public:
+  CountingStore() {
+    std::string error;
+    file_ = FileStore::Create(&error);
+  }
+  bool Put(uint32_t key, std::string_view bytes) override {
+    puts++;
+    return !fail_put && file_->Put(key, bytes);
+  }
+  bool Get(uint32_t key, uint64_t offset, uint64_t length, char* out) override {
+    return ++gets != fail_get_at && file_->Get(key, offset, length, out);
+  }
+  int puts = 0, gets = 0, fail_get_at = -1;
+  bool fail_put = false;
+
+ private:
+  std::unique_ptr<FileStore> file_;
+};
+
+Options Budget(uint64_t bytes, std::shared_ptr<TemplateStore> store) {
+  Options o;
+  o.memory_budget = bytes;
+  o.store = std::move(store);
+  return o;
+}
+
+TEST(Store, FileStoreReadsAcrossPieces) {
+  std::string error;
+  auto fs = FileStore::Create(&error);
+  ASSERT_TRUE(fs) << error;
+  ASSERT_TRUE(fs->Put(1, "hello "));
+  ASSERT_TRUE(fs->Put(0, "other"));
+  ASSERT_TRUE(fs->Put(1, "world"));
+  char buf[16] = {};
+  ASSERT_TRUE(fs->Get(1, 3, 6, buf));
+  EXPECT_EQ(std::string(buf, 6), "lo wor");
+  ASSERT_TRUE(fs->Get(0, 0, 5, buf));
+  EXPECT_EQ(std::string(buf, 5), "other");
+  EXPECT_FALSE(fs->Get(1, 8, 4, buf));  // past the end of key 1
+  EXPECT_FALSE(fs->Get(7, 0, 1, buf));  // unknown key
+}
+
+TEST(Store, StoredOutputIsIdenticalOnTheRealCorpusAndSmdebugJobs) {
+  for (const char* dir : {"real", "smdebug"}) {
+    auto inputs = ReadTree(Corpus(dir));
+    ASSERT_FALSE(inputs.empty());
+    MergeResult memory = MergeInputs(inputs, {});
+    ASSERT_FALSE(memory.report.fatal);
+    for (uint64_t budget : {uint64_t{0}, uint64_t{200000}}) {  // all stored; the first files in memory
+      auto store = std::make_shared<CountingStore>();
+      MergeResult stored = MergeInputs(inputs, Budget(budget, store));
+      EXPECT_GT(store->puts, 0) << dir;
+      EXPECT_GT(store->gets, 0) << dir;
+      EXPECT_TRUE(SameText(stored.output, memory.output)) << dir << " budget " << budget;
+    }
+  }
+}
+
+TEST(Store, UnsortedSourceIsReadBackInFewWindows) {
+  // 20000 events in reverse time order: stored in time order, so the writer
+  // reads the store forward in ~256 KB windows, not once per event.
+  std::string trace = "[";
+  for (int i = 20000; i > 0; i--)
+    trace += std::string(i < 20000 ? "," : "") + "{\"ph\":\"X\",\"name\":\"n\",\"ts\":" + std::to_string(i) +
+             ",\"dur\":1,\"pid\":1,\"tid\":1}";
+  trace += "]";
+  auto store = std::make_shared<CountingStore>();
+  MergeResult stored = MergeInputs({{"t.json", trace}}, Budget(0, store));
+  MergeResult memory = MergeInputs({{"t.json", trace}}, {});
+  EXPECT_TRUE(SameText(stored.output, memory.output));
+  EXPECT_EQ(stored.report.events_written, 20000u);
+  EXPECT_LE(store->gets, 10);
+}
+
+TEST(Store, FailedPutKeepsEventsInMemoryWithAWarning) {
+  auto inputs = ReadTree(Corpus("smdebug"));
+  auto store = std::make_shared<CountingStore>();
+  store->fail_put = true;
+  MergeResult r = MergeInputs(inputs, Budget(0, store));
+  ASSERT_FALSE(r.report.fatal);
+  // The events are the same; the report embedded after them has the warning.
+  auto events = [](const std::string& out) { return out.substr(0, out.find("\n],\n\"displayTimeUnit\"")); };
+  EXPECT_TRUE(SameText(events(r.output), events(MergeInputs(inputs, {}).output)));
+  bool warned = false;
+  for (const Diagnostic& d : r.report.warnings) warned |= d.code == Code::kIo;
+  EXPECT_TRUE(warned);
+}
+
+TEST(Store, FailedGetIsAnIoErrorNamingTheFile) {
+  auto inputs = ReadTree(Corpus("smdebug"));
+  auto store = std::make_shared<CountingStore>();
+  store->fail_get_at = 3;
+  MergeResult r = MergeInputs(inputs, Budget(0, store));
+  ASSERT_TRUE(r.report.fatal);
+  EXPECT_EQ(r.report.fatal->code, Code::kIo);
+  EXPECT_FALSE(r.report.fatal->file.empty());
+}
+
+}  // namespace
+}  // namespace tracemerge::test
