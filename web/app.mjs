@@ -269,12 +269,19 @@ async function runMerge() {
     return;
   }
   const offsets = offsetsOption(state.entries);
+  // ?memory-mb=N: MB of events kept in the wasm heap (default 512); the rest
+  // are kept as Blobs, which the browser may hold on disk.
+  const memoryOption = () => {
+    const mb = new URLSearchParams(location.search).get('memory-mb');
+    return mb !== null && /^\d+$/.test(mb) ? { memoryMb: Number(mb) } : {};
+  };
   const options = {
     ...w.options,
     ...(el.group.value !== 'source' ? { group: el.group.value } : {}),
     ...(only ? { only } : {}),
     ...(Object.keys(offsets).length ? { offsets } : {}),
     ...(el.gzip.checked ? { gzip: true } : {}),
+    ...memoryOption(),
   };
   const gen = state.generation;
   stopScan();

@@ -22,11 +22,11 @@ after(async () => {
   assertLocalOnly(requests);
 });
 
-async function openPage() {
+async function openPage(query = '') {
   const page = await ctx.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(srv.page.url);
+  await page.goto(srv.page.url + query);
   page.errors = errors;
   return page;
 }
@@ -82,6 +82,17 @@ test('a chosen folder merges to the CLI bytes: everything, a time window, a step
   await page.getByTestId('merge').click();
   await page.locator('[data-testid=status][data-state=error]').waitFor();
   assert.match(await page.getByTestId('status').textContent(), /Step 99 is not in this job; its steps are 0–29/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('with ?memory-mb=0 every event leaves the wasm heap (Blobs) and the bytes stay the CLI\'s', async () => {
+  const page = await openPage('?memory-mb=0');
+  await chooseFolder(page, COMBINED);
+  await page.getByTestId('merge').click();
+  await waitDone(page);
+  const got = await download(page);
+  assert.ok(got.bytes.equals(cli([COMBINED], [])), 'bytes differ from the CLI when events are stored as Blobs');
   assert.deepEqual(page.errors, []);
   await page.close();
 });
