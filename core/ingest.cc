@@ -31,7 +31,12 @@ void Merger::BeginSource(std::string path, uint64_t size_hint) {
   s.key = static_cast<uint32_t>(impl_->sources.size() - 1);
   s.path = std::move(path);
   s.report.path = s.path;
-  s.data.reserve(std::min(size_hint, impl_->opt.max_inflated_bytes) + kPad);
+  const uint64_t want = std::min(size_hint, impl_->opt.max_inflated_bytes) + kPad;
+  std::string& spare = impl_->spare_input;  // the last input's buffer: no new pages to fault in
+  if (spare.capacity() < want) std::string().swap(spare);
+  s.data.swap(spare);
+  s.data.clear();
+  s.data.reserve(want);
 }
 
 void Merger::AppendChunk(std::string_view bytes) {
@@ -94,27 +99,37 @@ void Merger::Impl::Finish(Source& s) {
     s.report.included = false;
     s.report.note = "skipped: " + s.cls.reason;
     Warn(s, s.cls.quiet ? Code::kSkipped : Code::kNotATrace, 0, "skipped: " + s.cls.reason);
-    s.data = std::string();
+    Recycle(s.data);
   } else if (s.cls.kind == Kind::kSidecar) {
     s.report.included = false;
     s.report.note = "TF time base (start " + s.cls.node + ")";
   } else if (!(opt.kinds & KindBit(s.cls.kind))) {
     s.report.included = false;
     s.report.note = "filtered out (kind not selected)";
-    s.data = std::string();
+    Recycle(s.data);
   }
   if (s.report.included) {
+    // Templates go to a reused scratch buffer first, then to one of their exact size.
+    s.arena.swap(scratch_arena);
+    s.arena.clear();
     s.arena.reserve(s.size + s.size / 8);  // templates are about as long as the input
     parsing = static_cast<uint32_t>(&s - sources.data());
     s.first_event = events.size();
     Parse(s);
     s.event_count = events.size() - s.first_event;
-    // The templates in the arena are all the writer needs: let the input go.
-    std::string().swap(s.data);
-    if (s.arena.size() < s.arena.capacity() / 2) s.arena.shrink_to_fit();
+    Recycle(s.data);  // the templates are all the writer needs
     if (opt.store && arena_bytes + s.arena.size() > opt.memory_budget) Store(s);
-    if (!s.stored) arena_bytes += s.arena.size();
+    std::string exact = s.stored ? std::string() : s.arena;
+    scratch_arena.swap(s.arena);
+    s.arena.swap(exact);
+    arena_bytes += s.arena.size();
   }
+}
+
+// Keeps the larger of `buffer` and the spare input buffer for the next source.
+void Merger::Impl::Recycle(std::string& buffer) {
+  if (buffer.capacity() > spare_input.capacity()) spare_input.swap(buffer);
+  std::string().swap(buffer);
 }
 
 // Moves the source's templates to the store, in time order so that the writer
@@ -141,7 +156,6 @@ void Merger::Impl::Store(Source& s) {
   if (!piece.empty() && !opt.store->Put(s.key, piece))
     return Warn(s, Code::kIo, 0, "could not move this file's events out of memory; kept them in memory");
   for (uint64_t i = 0; i < s.event_count; i++) events[s.first_event + i].offset = at[i];
-  std::string().swap(s.arena);
   s.stored = true;
   s.stored_bytes = pos;
 }
@@ -252,7 +266,7 @@ void Merger::Impl::ParseEvent(Source& s, Span sp) {
   e.length = static_cast<uint32_t>(s.arena.size() - mark);
   e.thread = thread;
   e.ph = ph;
-  if (ph == 'b' || ph == 'e' || ph == 'S' || ph == 'F') {
+  if (IsPairPhase(ph)) {
     std::string key = std::string(f.cat) + '\x1f' + std::string(IdKey(f.id.empty() ? f.id2_global : f.id));
     e.pair_key = s.pair_keys.try_emplace(key, static_cast<uint32_t>(s.pair_keys.size())).first->second;
   }
@@ -270,13 +284,8 @@ void Merger::Impl::ParseEvent(Source& s, Span sp) {
   }
   if (!f.dur.empty()) {
     auto dur = ParseMicros(f.dur);
-    e.has_dur = true;
-    if (!dur || *dur < 0) {
-      Warn(s, Code::kBadEvent, sp.offset, "\"dur\" is negative or not a number; written as 0");
-      e.dur = 0;
-    } else {
-      e.dur = *dur;
-    }
+    if (!dur || *dur < 0) Warn(s, Code::kBadEvent, sp.offset, "\"dur\" is negative or not a number; written as 0");
+    else if (!IsPairPhase(ph)) e.dur = *dur;
   }
   if (s.have_header) {
     e.ts = AddNs(e.ts, s.header_base);

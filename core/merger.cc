@@ -30,6 +30,8 @@ Status ParseGroup(std::string_view s, Group* out) {
 Report Merger::Merge(const Sink& sink) {
   Impl& m = *impl_;
   Report report;
+  std::string().swap(m.spare_input);
+  std::string().swap(m.scratch_arena);
   m.Join();
   m.Describe(&report);
   bool ok = !m.cancelled && m.ResolveWindow(&report);
@@ -66,6 +68,9 @@ Report Merger::Merge(const Sink& sink) {
   }
   std::vector<uint32_t> meta;
   std::vector<std::pair<int64_t, uint64_t>> order;  // (ts, canonical place): a stable sort by ts
+  uint64_t kept = 0;
+  for (const Event& e : m.events) kept += e.ph != 'M' && e.keep;
+  order.reserve(kept);
   for (uint32_t i = 0; i < m.events.size(); i++) {
     const Event& e = m.events[i];
     Source& s = m.sources[e.source];
@@ -78,7 +83,7 @@ Report Merger::Merge(const Sink& sink) {
       s.report.events_outside++;
     } else {
       order.push_back({e.ts, m.Canon(i)});
-      report.last_end_ns = std::max(report.last_end_ns, e.ts + e.dur);
+      report.last_end_ns = std::max(report.last_end_ns, e.ts + Duration(e));
     }
   }
   std::sort(meta.begin(), meta.end(), [&](uint32_t a, uint32_t b) { return m.Canon(a) < m.Canon(b); });

@@ -32,20 +32,30 @@ struct Thread {  // one original (pid, tid) of one source
   std::vector<uint32_t> lane_tids; // output tid of lane 0, 1, …
 };
 
+// Async begin/end pairs: no duration; the event's dur slot holds its pair key.
+inline bool IsPairPhase(char ph) { return ph == 'b' || ph == 'e' || ph == 'S' || ph == 'F'; }
+
+// One input event in the index: 40 bytes (a multi-GB job has tens of millions).
 struct Event {
-  int64_t ts = 0;   // absolute ns (relative for sources without a clock)
-  int64_t dur = 0;  // ns, X only
-  uint64_t offset = 0;  // of the output template in the source's arena
+  Event() : keep(true), has_ts(false), based(false) {}
+  int64_t ts = 0;  // absolute ns (relative for sources without a clock)
+  union {
+    int64_t dur = 0;    // ns; read it through Duration()
+    uint32_t pair_key;  // IsPairPhase: which async pair it belongs to
+  };
+  uint64_t offset = 0;  // of the output template in the source's arena (or store)
   uint32_t length = 0;
   uint32_t source = 0;
   uint32_t thread = 0;
-  uint32_t pair_key = 0;  // b/e, S/F: which async pair it belongs to
   char ph = 0;
   uint8_t lane = 0;
-  bool keep = true;
-  bool has_ts = false, has_dur = false;
-  bool based = false;  // ts already absolute (smdebug header seen before it)
+  bool keep : 1;
+  bool has_ts : 1;
+  bool based : 1;  // ts already absolute (smdebug header seen before it)
 };
+static_assert(sizeof(Event) <= 40, "the event index entry grew");
+
+inline int64_t Duration(const Event& e) { return IsPairPhase(e.ph) ? 0 : e.dur; }
 
 // A vector that grows in fixed blocks: no reallocation, so no moment with the
 // old and the new copy both alive (the event index of a multi-GB job is ~2 GB).
@@ -176,6 +186,8 @@ struct Merger::Impl {
   void ParseEvent(Source& s, Span span);
   void ParseMetrics(Source& s);
   void Store(Source& s);
+  void Recycle(std::string& buffer);
+  std::string spare_input, scratch_arena;  // reused from source to source; freed by Merge()
   uint64_t arena_bytes = 0;  // templates kept in memory
   void Join();
   void ApplyClock(uint32_t index);

@@ -198,6 +198,13 @@ void WriteOutput(std::vector<Source>& sources, const BlockVector<Event>& events,
       report->fatal = Diagnostic{Code::kCancelled, "", 0, "merge cancelled while writing"};
       return stop();
     }
+    // The next events and their templates are far apart in memory: ask early.
+    if (n + 16 < total) __builtin_prefetch(&events[order[n + 16].second]);
+    if (n + 8 < total) {
+      const Event& ahead = events[order[n + 8].second];
+      const Source& s = sources[ahead.source];
+      if (!s.stored) __builtin_prefetch(s.arena.data() + ahead.offset);
+    }
     if (!write_event(order[n].second)) return stop();
   }
   for (Source& s : sources) std::string().swap(s.window);

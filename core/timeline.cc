@@ -119,7 +119,7 @@ void Merger::Impl::ApplyClock(uint32_t index) {
     if (!e.has_ts) continue;
     if (!e.based) e.ts = AddNs(e.ts, base);
     e.ts = AddNs(e.ts, shift);
-    if (e.ts > 0) e.dur = std::min(e.dur, INT64_MAX - e.ts);  // so that ts + dur never overflows
+    if (e.ts > 0 && !IsPairPhase(e.ph)) e.dur = std::min(e.dur, INT64_MAX - e.ts);  // ts + dur never overflows
   }
 }
 
@@ -132,7 +132,7 @@ void Merger::Impl::Describe(Report* r) {
   for (const Event& e : events) {
     if (e.ph == 'M' || !e.has_ts) continue;
     r->job_start_ns = std::min(r->job_start_ns, e.ts);
-    r->job_end_ns = std::max(r->job_end_ns, e.ts + e.dur);
+    r->job_end_ns = std::max(r->job_end_ns, e.ts + Duration(e));
   }
   auto& marks = step_marks.empty() ? profiler_steps : step_marks;
   r->steps_from = step_marks.empty() ? "PyTorch ProfilerStep#N slices" : "pythontimeline step_num";

@@ -30,6 +30,17 @@ uint64_t SkipString(std::string_view d, uint64_t i) {
   return kNpos;
 }
 
+// True when one of the 8 bytes at p is '"', '{', '}', '[' or ']' — inside an
+// object or array nothing else matters, so most bytes are passed 8 at a time.
+bool Structural8(const char* p) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  uint64_t x;
+  std::memcpy(&x, p, 8);
+  const uint64_t y = x | (kOnes * 0x20);  // '[' → '{', ']' → '}'
+  auto any_zero = [](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
+  return any_zero(x ^ (kOnes * '"')) | any_zero(y ^ (kOnes * '{')) | any_zero(y ^ (kOnes * '}'));
+}
+
 enum class Skip { kOk, kTruncated, kTooDeep };
 
 // Skips one JSON value starting at i (no validation beyond bracket balance;
@@ -38,6 +49,9 @@ Skip SkipValue(std::string_view d, uint64_t i, int max_depth, uint64_t* end) {
   int depth = 0;
   bool too_deep = false;
   while (i < d.size()) {
+    if (depth > 0)
+      while (i + 8 <= d.size() && !Structural8(d.data() + i)) i += 8;
+    if (i >= d.size()) break;
     char c = d[i];
     if (c == '"') {
       i = SkipString(d, i);
