@@ -26,9 +26,9 @@ const char kUsage[] =
     "  --report FILE.json   also write the report as JSON\n"
     "  --max-file-mb N      per-file inflated size limit (default 4096)\n"
     "  --max-string-mb N    longest JSON string in an event (default 64)\n"
-    "  --memory-mb N        keep about N MB of events in memory, the rest in a temporary\n"
-    "                       file (native) or outside the wasm heap; default: all in\n"
-    "                       memory natively, 512 in wasm\n"
+    "  --memory-mb N        keep events in memory up to about N MB, the rest in a\n"
+    "                       temporary file (native) or outside the wasm heap; default:\n"
+    "                       all in memory natively, 512 in wasm\n"
     "  --scan               only describe the job (time span, steps, sources); write nothing\n"
     "  --quiet              print only errors\n"
     "  --version, --help\n";

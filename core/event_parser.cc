@@ -1,5 +1,6 @@
 #include "event_parser.h"
 
+#include <charconv>
 #include <cstring>
 
 #include "numbers.h"
@@ -33,7 +34,7 @@ bool MaybeSpecial(const char* p) {
 thread_local size_t max_string = SIZE_MAX;
 
 // Checks a raw string token (with quotes) and appends it verbatim.
-bool CopyString(std::string_view tok, std::string* out, std::string* error) {
+bool CopyString(std::string_view tok, ByteBuffer* out, std::string* error) {
   if (tok.size() < 2 || tok.front() != '"' || tok.back() != '"') return Fail(error, "bad string");
   if (tok.size() - 2 > max_string) {
     *error = std::string(kStringTooLong) + " (" + std::to_string(max_string) + " bytes)";
@@ -68,7 +69,7 @@ bool CopyString(std::string_view tok, std::string* out, std::string* error) {
 // keeps a line of a million '[' from overflowing the stack.
 constexpr int kMaxNesting = 1024;
 
-bool Walk(od::value v, std::string* out, std::string* error, int depth = 0) {
+bool Walk(od::value v, ByteBuffer* out, std::string* error, int depth = 0) {
   if (depth >= kMaxNesting) return Fail(error, "nested deeper than 1024 levels");
   od::json_type type;
   if (auto e = v.type().get(type)) return Fail(error, "invalid value", e);
@@ -113,8 +114,13 @@ bool Walk(od::value v, std::string* out, std::string* error, int depth = 0) {
       if (!IsJsonNumber(tok)) return Fail(error, "invalid number");
       // Out of a double's or 64-bit range (1e400, 2^64): kept, as a string,
       // so that strict readers accept the output too.
-      if (out && !IsPortableNumber(tok)) out->append("\"").append(tok).append("\"");
-      else if (out) out->append(tok);
+      if (out && !IsPortableNumber(tok)) {
+        out->push_back('"');
+        out->append(tok);
+        out->push_back('"');
+      } else if (out) {
+        out->append(tok);
+      }
       return true;
     }
     case od::json_type::boolean:
@@ -130,7 +136,7 @@ bool Walk(od::value v, std::string* out, std::string* error, int depth = 0) {
 
 // Validates one value (appending it when out is set) and returns the token of
 // a scalar in *tok ("" for objects and arrays).
-bool CopyCapture(od::value v, std::string* out, std::string_view* tok, std::string* error) {
+bool CopyCapture(od::value v, ByteBuffer* out, std::string_view* tok, std::string* error) {
   od::json_type type;
   if (auto e = v.type().get(type)) return Fail(error, "invalid value", e);
   *tok = type == od::json_type::object || type == od::json_type::array ? std::string_view()
@@ -147,10 +153,10 @@ bool Open(od::parser& parser, const char* data, size_t len, od::document* doc, o
 }
 
 // Writes a placeholder for an id: kIdMark, the local number, kIdEnd.
-void PutId(std::string_view tok, IdTable* ids, std::string* out) {
+void PutId(std::string_view tok, IdTable* ids, ByteBuffer* out) {
   auto [it, added] = ids->try_emplace(std::string(IdKey(tok)), static_cast<uint32_t>(ids->size() + 1));
   out->push_back(kIdMark);
-  out->append(std::to_string(it->second));
+  out->Write(10, [&](char* w) { return static_cast<size_t>(std::to_chars(w, w + 10, it->second).ptr - w); });
   out->push_back(kIdEnd);
 }
 
@@ -163,7 +169,7 @@ std::string_view Unquote(std::string_view t) {
 
 std::string_view IdKey(std::string_view token) { return Unquote(token); }
 
-bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::string* error, std::string* out,
+bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::string* error, ByteBuffer* out,
                         IdTable* ids) {
   *f = {};
   max_string = max_string_;
@@ -264,7 +270,7 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
       f->dur = tok;
       auto dur = ParseMicros(tok);
       if (out) {
-        if (dur && *dur >= 0) AppendMicros(*out, *dur);
+        if (dur && *dur >= 0) out->Write(kMaxMicrosChars, [&](char* w) { return WriteMicros(w, *dur); });
         else out->push_back('0');  // the merge warns about it
       }
     } else if (key == "id" || key == "bind_id") {

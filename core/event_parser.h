@@ -15,6 +15,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "buffer.h"
 #include "simdjson.h"
 
 namespace tracemerge {
@@ -62,7 +63,7 @@ class EventParser {
   // appends the output template to *tpl, numbering ids in *ids; on failure
   // *tpl may hold a partial template that the caller cuts off.
   bool Parse(const char* data, size_t len, EventFields* out, std::string* error,
-             std::string* tpl = nullptr, IdTable* ids = nullptr);
+             ByteBuffer* tpl = nullptr, IdTable* ids = nullptr);
   bool ParseMetric(const char* data, size_t len, MetricFields* out, std::string* error);
   // Strings longer than this make the event invalid; the error starts with kStringTooLong.
   void set_max_string(size_t bytes) { max_string_ = bytes; }

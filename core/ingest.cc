@@ -118,8 +118,10 @@ void Merger::Impl::Finish(Source& s) {
     Parse(s);
     s.event_count = events.size() - s.first_event;
     Recycle(s.data);  // the templates are all the writer needs
-    if (opt.store && arena_bytes + s.arena.size() > opt.memory_budget) Store(s);
-    std::string exact = s.stored ? std::string() : s.arena;
+    // The budget covers the event index too (and the sort order built from it later).
+    const uint64_t index_bytes = events.size() * (sizeof(Event) + 16);
+    if (opt.store && index_bytes + arena_bytes + s.arena.size() > opt.memory_budget) Store(s);
+    ByteBuffer exact = s.stored ? ByteBuffer() : s.arena.Copy();
     scratch_arena.swap(s.arena);
     s.arena.swap(exact);
     arena_bytes += s.arena.size();
@@ -145,7 +147,7 @@ void Merger::Impl::Store(Source& s) {
   uint64_t pos = 0;
   for (uint32_t i : order) {
     const Event& e = events[s.first_event + i];
-    piece.append(s.arena, e.offset, e.length);
+    piece.append(s.arena.data() + e.offset, e.length);
     at[i] = pos;
     pos += e.length;
     if (piece.size() < (4 << 20)) continue;
@@ -216,18 +218,18 @@ void Merger::Impl::ParseEvent(Source& s, Span sp) {
   }
   const size_t mark = s.arena.size();
   if (!parser.Parse(s.data.data() + sp.offset, sp.length, &f, &error, &s.arena, &s.ids)) {
-    s.arena.resize(mark);
+    s.arena.truncate(mark);
     s.report.events_dropped++;
     const bool too_long = error.rfind(kStringTooLong, 0) == 0;
     return Warn(s, too_long ? Code::kTooLarge : Code::kBadJson, sp.offset, "event dropped: " + error);
   }
   // From here on, an event that is not kept takes its template back out.
   struct Cut {
-    std::string& arena;
+    ByteBuffer& arena;
     size_t mark;
     bool keep = false;
     ~Cut() {
-      if (!keep) arena.resize(mark);
+      if (!keep) arena.truncate(mark);
     }
   } cut{s.arena, mark};
   if (f.ph.empty()) {
@@ -329,11 +331,20 @@ void Merger::Impl::ParseMetrics(Source& s) {
     Event e;
     e.offset = s.arena.size();
     // One counter track per node and metric, every sample.
-    s.arena.append("{\"name\":\"").append(m.name).append("_").append(m.dimension);
-    s.arena.append("\",\"ph\":\"C\",\"ts\":").push_back(kTsMark);
-    s.arena.append(",\"pid\":").push_back(kPidMark);
-    s.arena.append(",\"tid\":").push_back(kTidMark);
-    s.arena.append(",\"args\":{\"value\":").append(m.value).append("}}");
+    ByteBuffer& a = s.arena;
+    a.append("{\"name\":\"");
+    a.append(m.name);
+    a.push_back('_');
+    a.append(m.dimension);
+    a.append("\",\"ph\":\"C\",\"ts\":");
+    a.push_back(kTsMark);
+    a.append(",\"pid\":");
+    a.push_back(kPidMark);
+    a.append(",\"tid\":");
+    a.push_back(kTidMark);
+    a.append(",\"args\":{\"value\":");
+    a.append(m.value);
+    a.append("}}");
     e.length = static_cast<uint32_t>(s.arena.size() - e.offset);
     e.thread = ThreadIndex(s, proc, "");
     e.ph = 'C';

@@ -31,7 +31,7 @@ Report Merger::Merge(const Sink& sink) {
   Impl& m = *impl_;
   Report report;
   std::string().swap(m.spare_input);
-  std::string().swap(m.scratch_arena);
+  m.scratch_arena.Free();
   m.Join();
   m.Describe(&report);
   bool ok = !m.cancelled && m.ResolveWindow(&report);

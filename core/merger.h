@@ -61,8 +61,9 @@ struct Options {
   // Called now and then during Merge(); return false to cancel. A cancelled
   // merge reports CANCELLED; bytes already sent to the sink are incomplete.
   std::function<bool(const Progress&)> progress;
-  // Output templates (about the input, compacted) are kept in memory up to this
-  // many bytes; the sources beyond it go to `store` (when set) as they are parsed.
+  // Output templates (about the input, compacted) stay in memory while they and
+  // the event index (~56 bytes an event) fit in this many bytes; the templates
+  // of the sources beyond it go to `store` (when set) as they are parsed.
   uint64_t memory_budget = UINT64_MAX;
   std::shared_ptr<TemplateStore> store;
   // Parse and resolve the window only: the report describes the job (span,

@@ -107,7 +107,7 @@ struct Source {
   IdTable ids;                          // original id → local number
   uint64_t id_base = 0;                 // output id = id_base + local number
   std::unordered_map<std::string, uint32_t> pair_keys;  // async "cat\x1fid" → number
-  std::string arena;                    // output templates of the events (event_parser.h)
+  ByteBuffer arena;                     // output templates of the events (event_parser.h)
   uint32_t key = 0;                     // arrival number: the source's name in the store
   bool stored = false;                  // templates moved to Options.store (arena empty)
   uint64_t stored_bytes = 0;
@@ -187,7 +187,8 @@ struct Merger::Impl {
   void ParseMetrics(Source& s);
   void Store(Source& s);
   void Recycle(std::string& buffer);
-  std::string spare_input, scratch_arena;  // reused from source to source; freed by Merge()
+  std::string spare_input;  // reused from source to source; freed by Merge()
+  ByteBuffer scratch_arena;
   uint64_t arena_bytes = 0;  // templates kept in memory
   void Join();
   void ApplyClock(uint32_t index);

@@ -107,17 +107,23 @@ int64_t MicrosToNs(int64_t us) {
   return us > 0 ? INT64_MAX : INT64_MIN;
 }
 
-void AppendMicros(std::string& out, int64_t ns) {
+size_t WriteMicros(char* out, int64_t ns) {
   uint64_t mag = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
-  if (ns < 0) out.push_back('-');
-  char digits[24];
-  out.append(digits, std::to_chars(digits, digits + sizeof digits, mag / 1000).ptr);
-  unsigned frac = static_cast<unsigned>(mag % 1000);
-  if (frac == 0) return;
-  char buf[5] = {'.', char('0' + frac / 100), char('0' + frac / 10 % 10), char('0' + frac % 10), 0};
-  int len = 4;
-  while (buf[len - 1] == '0') len--;
-  out.append(buf, len);
+  char* w = out;
+  if (ns < 0) *w++ = '-';
+  w = std::to_chars(w, w + 21, mag / 1000).ptr;
+  if (unsigned frac = static_cast<unsigned>(mag % 1000)) {
+    *w++ = '.';
+    *w++ = static_cast<char>('0' + frac / 100);
+    if (frac % 100) *w++ = static_cast<char>('0' + frac / 10 % 10);
+    if (frac % 10) *w++ = static_cast<char>('0' + frac % 10);
+  }
+  return static_cast<size_t>(w - out);
+}
+
+void AppendMicros(std::string& out, int64_t ns) {
+  char buf[kMaxMicrosChars];
+  out.append(buf, WriteMicros(buf, ns));
 }
 
 std::string FormatMicros(int64_t ns) {

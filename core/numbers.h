@@ -30,7 +30,10 @@ inline std::optional<int64_t> ParseMicros(std::string_view token) {
 int64_t AddNs(int64_t a, int64_t b);
 int64_t MicrosToNs(int64_t us);
 
-// Appends ns as µs with up to three decimals, no trailing zeros.
+// Writes ns as µs with up to three decimals, no trailing zeros, to out
+// (room for kMaxMicrosChars); returns the length.
+constexpr size_t kMaxMicrosChars = 25;
+size_t WriteMicros(char* out, int64_t ns);
 void AppendMicros(std::string& out, int64_t ns);
 std::string FormatMicros(int64_t ns);
 

@@ -18,14 +18,14 @@ class ChunkWriter {
   ChunkWriter(const Sink& sink, bool gzip, Report* report) : sink_(sink), report_(report) {
     if (gzip) gz_ = std::make_unique<GzipWriter>([this](std::string_view b) { Emit(b); });
   }
-  std::string& buf() { return buf_; }
+  ByteBuffer& buf() { return buf_; }
   void MaybeFlush() {
     if (buf_.size() >= kChunk) Flush();
   }
   void Flush() {
     if (buf_.empty()) return;
-    if (gz_) gz_->Write(buf_);
-    else Emit(buf_);
+    if (gz_) gz_->Write(buf_.view());
+    else Emit(buf_.view());
     buf_.clear();
   }
   void Finish() {
@@ -41,7 +41,7 @@ class ChunkWriter {
   const Sink& sink_;
   Report* report_;
   std::unique_ptr<GzipWriter> gz_;
-  std::string buf_;
+  ByteBuffer buf_;
 };
 
 }  // namespace
@@ -98,14 +98,12 @@ const char* NextMark(const char* p, const char* end) {
   return p;
 }
 
-void AppendUint(std::string* out, uint64_t v) {
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out->append(buf, r.ptr);
+void AppendUint(ByteBuffer* out, uint64_t v) {
+  out->Write(20, [&](char* w) { return static_cast<size_t>(std::to_chars(w, w + 20, v).ptr - w); });
 }
 
 // Appends one event: its template with the placeholders filled in.
-void Expand(std::string_view tpl, uint32_t pid, uint32_t tid, int64_t ts, uint64_t id_base, std::string* out) {
+void Expand(std::string_view tpl, uint32_t pid, uint32_t tid, int64_t ts, uint64_t id_base, ByteBuffer* out) {
   const char* p = tpl.data();
   const char* end = p + tpl.size();
   while (p < end) {
@@ -115,7 +113,7 @@ void Expand(std::string_view tpl, uint32_t pid, uint32_t tid, int64_t ts, uint64
     switch (*q++) {
       case kPidMark: AppendUint(out, pid); break;
       case kTidMark: AppendUint(out, tid); break;
-      case kTsMark: AppendMicros(*out, ts); break;
+      case kTsMark: out->Write(kMaxMicrosChars, [&](char* w) { return WriteMicros(w, ts); }); break;
       case kIdMark: {
         uint64_t local = 0;
         while (q < end && *q != kIdEnd) local = local * 10 + static_cast<uint64_t>(*q++ - '0');
@@ -130,7 +128,7 @@ void Expand(std::string_view tpl, uint32_t pid, uint32_t tid, int64_t ts, uint64
 
 bool Template(Source& s, const Event& e, TemplateStore* store, std::string_view* out) {
   if (!s.stored) {
-    *out = std::string_view(s.arena).substr(e.offset, e.length);
+    *out = s.arena.view().substr(e.offset, e.length);
     return true;
   }
   constexpr uint64_t kWindow = 256 << 10;
@@ -152,22 +150,22 @@ void WriteOutput(std::vector<Source>& sources, const BlockVector<Event>& events,
                  const std::vector<std::tuple<uint32_t, uint32_t, std::string>>& thread_names,
                  const Options& options, Report* report, const Sink& sink) {
   ChunkWriter w(sink, options.gzip, report);
-  std::string& out = w.buf();
+  ByteBuffer& out = w.buf();
   bool first = true;
   auto begin_event = [&] {
-    out += first ? "\n" : ",\n";
+    out.append(first ? "\n" : ",\n");
     first = false;
   };
-  out += "{\"traceEvents\":[";
+  out.append("{\"traceEvents\":[");
   for (auto& [pid, name] : process_names) {
     begin_event();
-    out += "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
-           ",\"tid\":0,\"args\":{\"name\":\"" + name + "\"}}";
+    out.append("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
+               ",\"tid\":0,\"args\":{\"name\":\"" + name + "\"}}");
   }
   for (auto& [pid, tid, name] : thread_names) {
     begin_event();
-    out += "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
-           ",\"tid\":" + std::to_string(tid) + ",\"args\":{\"name\":\"" + name + "\"}}";
+    out.append("{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
+               ",\"tid\":" + std::to_string(tid) + ",\"args\":{\"name\":\"" + name + "\"}}");
   }
   auto write_event = [&](uint64_t i) {
     const Event& e = events[i];
@@ -210,9 +208,9 @@ void WriteOutput(std::vector<Source>& sources, const BlockVector<Event>& events,
   for (Source& s : sources) std::string().swap(s.window);
   if (options.progress) options.progress(Progress{"write", total, total});
   for (Source& s : sources) report->sources.push_back(s.report);
-  out += "\n],\n\"displayTimeUnit\":\"ms\",\n\"metadata\":{\"tracemerge\":";
-  out += report->ToJson();
-  out += "}}\n";
+  out.append("\n],\n\"displayTimeUnit\":\"ms\",\n\"metadata\":{\"tracemerge\":");
+  out.append(report->ToJson());
+  out.append("}}\n");
   w.Finish();
 }
 

@@ -30,28 +30,52 @@ uint64_t SkipString(std::string_view d, uint64_t i) {
   return kNpos;
 }
 
-// True when one of the 8 bytes at p is '"', '{', '}', '[' or ']' — inside an
-// object or array nothing else matters, so most bytes are passed 8 at a time.
-bool Structural8(const char* p) {
-  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
-  uint64_t x;
-  std::memcpy(&x, p, 8);
-  const uint64_t y = x | (kOnes * 0x20);  // '[' → '{', ']' → '}'
-  auto any_zero = [](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
-  return any_zero(x ^ (kOnes * '"')) | any_zero(y ^ (kOnes * '{')) | any_zero(y ^ (kOnes * '}'));
-}
-
 enum class Skip { kOk, kTruncated, kTooDeep };
+
+// Inside an object or array only these bytes matter.
+struct StructuralTable {
+  bool is[256] = {};
+  constexpr StructuralTable() {
+    for (char c : {'"', '{', '}', '[', ']'}) is[static_cast<unsigned char>(c)] = true;
+  }
+};
+constexpr StructuralTable kStructural;
+
+// Skips the object or array whose opening bracket is at i (the usual event):
+// a tight loop over the bytes that matter.
+Skip SkipContainer(std::string_view d, uint64_t i, int max_depth, uint64_t* end) {
+  const char* p = d.data() + i;
+  const char* const e = d.data() + d.size();
+  int depth = 0;
+  bool too_deep = false;
+  for (;;) {
+    while (p < e && !kStructural.is[static_cast<unsigned char>(*p)]) p++;
+    if (p >= e) return Skip::kTruncated;
+    const char c = *p++;
+    if (c == '"') {
+      for (;;) {
+        while (p < e && *p != '"' && *p != '\\') p++;
+        if (p >= e) return Skip::kTruncated;
+        if (*p++ == '"') break;
+        p++;  // the escaped byte
+      }
+    } else if (c == '{' || c == '[') {
+      if (++depth > max_depth) too_deep = true;
+    } else if (--depth == 0) {
+      break;
+    }
+  }
+  *end = static_cast<uint64_t>(p - d.data());
+  return too_deep ? Skip::kTooDeep : Skip::kOk;
+}
 
 // Skips one JSON value starting at i (no validation beyond bracket balance;
 // the parser validates each event). Sets *end just past it.
 Skip SkipValue(std::string_view d, uint64_t i, int max_depth, uint64_t* end) {
   int depth = 0;
   bool too_deep = false;
+  if (i < d.size() && (d[i] == '{' || d[i] == '[')) return SkipContainer(d, i, max_depth, end);
   while (i < d.size()) {
-    if (depth > 0)
-      while (i + 8 <= d.size() && !Structural8(d.data() + i)) i += 8;
-    if (i >= d.size()) break;
     char c = d[i];
     if (c == '"') {
       i = SkipString(d, i);

@@ -53,9 +53,10 @@ TEST(EventParser, TemplateMarksWhatTheMergeFillsInAndCopiesTheRest) {
   EventParser parser;
   EventFields f;
   IdTable ids;
-  std::string tpl, error;
+  ByteBuffer tpl;
+  std::string error;
   ASSERT_TRUE(parser.Parse(p.data.data(), p.len, &f, &error, &tpl, &ids)) << error;
-  EXPECT_EQ(tpl,
+  EXPECT_EQ(tpl.view(),
             "{\"ph\":\"s\",\"ts\":\x03,\"pid\":\x01,\"id\":\x04" "1\x05,\"dur\":0,"
             "\"args\":{\"x\":[1,{\"y\":null}],\"s\":\"q\\\"r\"},\"id2\":{\"global\":\x04" "2\x05,\"local\":8},"
             "\"bind_id\":\x04" "1\x05,\"tid\":\x02}");

@@ -1,0 +1,85 @@
+// An append-only byte buffer whose appends are inline (std::string's are not):
+// the template arena and the output chunk, through which every byte passes.
+//
+//   ByteBuffer b;  b.append("{\"ts\":");  b.push_back(kTsMark);  b.view() → "{\"ts\":\x03"
+#pragma once
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string_view>
+#include <utility>
+
+namespace tracemerge {
+
+class ByteBuffer {
+ public:
+  ByteBuffer() = default;
+  ~ByteBuffer() { std::free(data_); }
+  ByteBuffer(const ByteBuffer&) = delete;
+  ByteBuffer& operator=(const ByteBuffer&) = delete;
+  ByteBuffer(ByteBuffer&& o) noexcept { swap(o); }
+  ByteBuffer& operator=(ByteBuffer&& o) noexcept {
+    ByteBuffer(std::move(o)).swap(*this);
+    return *this;
+  }
+  void swap(ByteBuffer& o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(size_, o.size_);
+    std::swap(cap_, o.cap_);
+  }
+
+  char* data() { return data_; }
+  const char* data() const { return data_; }
+  size_t size() const { return size_; }
+  size_t capacity() const { return cap_; }
+  bool empty() const { return size_ == 0; }
+  std::string_view view() const { return {data_, size_}; }
+
+  void clear() { size_ = 0; }
+  void truncate(size_t n) { size_ = std::min(n, size_); }
+  void reserve(size_t n) {
+    if (n > cap_) Resize(n);
+  }
+  void append(std::string_view s) { append(s.data(), s.size()); }
+  void append(const char* p, size_t n) {
+    if (n) std::memcpy(Extend(n), p, n);
+  }
+  void push_back(char c) { *Extend(1) = c; }
+  // n more bytes at the end, counted as written; the caller fills them.
+  char* Extend(size_t n) {
+    if (cap_ - size_ < n) Resize(std::max(size_ + n, cap_ + cap_ / 2 + 256));
+    char* w = data_ + size_;
+    size_ += n;
+    return w;
+  }
+  // Writes at most `max` bytes through f(char*) → bytes written.
+  template <class F>
+  void Write(size_t max, F&& f) {
+    char* w = Extend(max);
+    size_ = static_cast<size_t>(w - data_) + f(w);
+  }
+  ByteBuffer Copy() const {  // of exactly its size
+    ByteBuffer b;
+    b.Resize(size_);
+    b.append(data_, size_);
+    return b;
+  }
+  void Free() { ByteBuffer().swap(*this); }
+
+ private:
+  void Resize(size_t cap) {
+    char* p = static_cast<char*>(std::realloc(data_, cap ? cap : 1));
+    if (!p) {  // as operator new does: the handler reports, then abort
+      if (std::new_handler h = std::get_new_handler()) h();
+      std::abort();
+    }
+    data_ = p;
+    cap_ = cap;
+  }
+  char* data_ = nullptr;
+  size_t size_ = 0, cap_ = 0;
+};
+
+}  // namespace tracemerge
