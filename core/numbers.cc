@@ -59,12 +59,28 @@ bool IsPortableNumber(std::string_view t) {
 }
 
 std::optional<int64_t> ParseScaled(std::string_view token, int64_t scale) {
-  // Fast path: a plain non-negative integer of up to 15 digits (most timestamps).
-  if (!token.empty() && token.size() <= 15 && token[0] >= '1' && token[0] <= '9') {
-    int64_t v = 0;
-    size_t i = 0;
-    for (; i < token.size() && IsDigit(token[i]); i++) v = v * 10 + (token[i] - '0');
-    if (i == token.size() && v <= INT64_MAX / scale) return v * scale;
+  // Fast path, most timestamps: digits, optionally '.' and digits, up to 18
+  // integer digits; the same rounding (by the first dropped digit) as below.
+  if (!token.empty() && IsDigit(token[0])) {
+    const char* p = token.data();
+    const char* const e = p + token.size();
+    int64_t whole = 0;
+    int n = 0;
+    for (; p < e && IsDigit(*p) && n < 18; p++, n++) whole = whole * 10 + (*p - '0');
+    if (!(token[0] == '0' && n > 1) && (p == e || *p == '.') && whole < INT64_MAX / scale) {
+      int64_t v = whole * scale;
+      bool ok = true;
+      if (p < e) {
+        const char* frac = ++p;
+        for (int64_t place = scale / 10; p < e && IsDigit(*p); p++) {
+          if (place >= 1) v += (*p - '0') * place;
+          else if (place == 0 && *p >= '5') v += 1;
+          place = place >= 1 ? place / 10 : -1;
+        }
+        ok = p > frac && p == e;
+      }
+      if (ok) return v;
+    }
   }
   std::string_view t = Trim(token);
   if (t.size() >= 2 && t.front() == '"' && t.back() == '"') t = Trim(t.substr(1, t.size() - 2));

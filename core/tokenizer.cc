@@ -1,6 +1,9 @@
 #include "tokenizer.h"
 
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <string>
 
 namespace tracemerge {
@@ -41,6 +44,32 @@ struct StructuralTable {
 };
 constexpr StructuralTable kStructural;
 
+// The next byte in [p, e) that is '"', '{', '}', '[' or ']' (or e); with
+// `in_string`, the next '"' or '\\' instead. 16 bytes at a time where SSE2 is.
+const char* Next(const char* p, const char* e, bool in_string) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"'), slash = _mm_set1_epi8('\\');
+  const __m128i open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}'), lower = _mm_set1_epi8(0x20);
+  for (; p + 16 <= e; p += 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    __m128i hit;
+    if (in_string) {
+      hit = _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, slash));
+    } else {
+      const __m128i y = _mm_or_si128(x, lower);  // '[' → '{', ']' → '}'
+      hit = _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_or_si128(_mm_cmpeq_epi8(y, open), _mm_cmpeq_epi8(y, close)));
+    }
+    if (int m = _mm_movemask_epi8(hit)) return p + __builtin_ctz(static_cast<unsigned>(m));
+  }
+#endif
+  if (in_string) {
+    while (p < e && *p != '"' && *p != '\\') p++;
+  } else {
+    while (p < e && !kStructural.is[static_cast<unsigned char>(*p)]) p++;
+  }
+  return p;
+}
+
 // Skips the object or array whose opening bracket is at i (the usual event):
 // a tight loop over the bytes that matter.
 Skip SkipContainer(std::string_view d, uint64_t i, int max_depth, uint64_t* end) {
@@ -49,12 +78,12 @@ Skip SkipContainer(std::string_view d, uint64_t i, int max_depth, uint64_t* end)
   int depth = 0;
   bool too_deep = false;
   for (;;) {
-    while (p < e && !kStructural.is[static_cast<unsigned char>(*p)]) p++;
+    p = Next(p, e, false);
     if (p >= e) return Skip::kTruncated;
     const char c = *p++;
     if (c == '"') {
       for (;;) {
-        while (p < e && *p != '"' && *p != '\\') p++;
+        p = Next(p, e, true);
         if (p >= e) return Skip::kTruncated;
         if (*p++ == '"') break;
         p++;  // the escaped byte

@@ -99,18 +99,30 @@ void Merger::Impl::AssignTracks(
   }
 
   // Lanes: X slices of one thread that overlap without nesting go to lane 1, 2, …
+  std::vector<std::vector<uint32_t>> out_thread(sources.size());  // [source][thread] → out thread
+  for (auto& [key, index] : out_thread_of) {
+    auto& of = out_thread[key.first];
+    if (of.size() <= key.second) of.resize(key.second + 1);
+    of[key.second] = index;
+  }
   for (uint32_t i = 0; i < events.size(); i++)
     if (events[i].keep && events[i].ph == 'X')
-      out_threads[out_thread_of[{events[i].source, events[i].thread}]].events.push_back(i);
+      out_threads[out_thread[events[i].source][events[i].thread]].events.push_back(i);
+  struct Slice {  // sorted by start, longest first, then input order
+    int64_t ts, neg_dur;
+    uint64_t canon;
+    uint32_t index;
+    bool operator<(const Slice& o) const { return std::tie(ts, neg_dur, canon) < std::tie(o.ts, o.neg_dur, o.canon); }
+  };
+  std::vector<Slice> slices;
   for (OutThread& ot : out_threads) {
-    std::sort(ot.events.begin(), ot.events.end(), [&](uint32_t a, uint32_t b) {
-      if (events[a].ts != events[b].ts) return events[a].ts < events[b].ts;
-      if (events[a].dur != events[b].dur) return events[a].dur > events[b].dur;
-      return Canon(a) < Canon(b);
-    });
+    slices.clear();
+    for (uint32_t i : ot.events) slices.push_back({events[i].ts, -events[i].dur, Canon(i), i});
+    std::vector<uint32_t>().swap(ot.events);
+    std::sort(slices.begin(), slices.end());
     std::vector<std::vector<int64_t>> lanes;  // per lane: stack of open slice ends
-    for (uint32_t i : ot.events) {
-      Event& e = events[i];
+    for (const Slice& sl : slices) {
+      Event& e = events[sl.index];
       const int64_t end = e.ts + e.dur;
       size_t l = 0;
       for (;; l++) {

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <string>
+#include <vector>
+
 namespace tracemerge {
 
 TEST(ParseMicros, IntegersFloatsAndStrings) {
@@ -52,4 +56,31 @@ TEST(IsJsonNumber, FollowsTheGrammar) {
   EXPECT_FALSE(IsJsonNumber("1e"));
 }
 
+}  // namespace tracemerge
+
+namespace tracemerge {
+namespace {
+
+// The fast path (plain decimals) and the general path agree: a leading space
+// sends the same token down the general path.
+TEST(ParseScaled, FastAndGeneralPathsAgree) {
+  std::mt19937_64 rng(7);
+  const char* fixed[] = {"0", "0.5", "1.0005", "1.0004", "0.0009", "12.", "012", "1600000123456.789",
+                         "999999999999999999", "9223372036854775", "9223372036854775.807", "9223372036854775807",
+                         "1.99999999", "7.4999", "7.5", "00", "5e3"};
+  std::vector<std::string> tokens(std::begin(fixed), std::end(fixed));
+  for (int i = 0; i < 20000; i++) {
+    std::string t = std::to_string(rng() % 1000000000000000000ull >> (rng() % 60));
+    if (rng() % 2) {
+      t += '.';
+      for (int k = rng() % 8; k >= 0; k--) t += static_cast<char>('0' + rng() % 10);
+    }
+    tokens.push_back(t);
+  }
+  for (const std::string& t : tokens)
+    for (int64_t scale : {int64_t{1}, int64_t{1000}, int64_t{1000000000}})
+      EXPECT_EQ(ParseScaled(t, scale), ParseScaled(" " + t, scale)) << t << " × " << scale;
+}
+
+}  // namespace
 }  // namespace tracemerge
