@@ -155,8 +155,9 @@ bool Open(od::parser& parser, const char* data, size_t len, od::document* doc, o
 // Writes a placeholder for an id: kIdMark, the local number, kIdEnd.
 void PutId(std::string_view tok, IdTable* ids, ByteBuffer* out) {
   auto [it, added] = ids->try_emplace(std::string(IdKey(tok)), static_cast<uint32_t>(ids->size() + 1));
+  const uint32_t local = it->second;
   out->push_back(kIdMark);
-  out->Write(10, [&](char* w) { return static_cast<size_t>(std::to_chars(w, w + 10, it->second).ptr - w); });
+  out->Write(10, [&](char* w) { return static_cast<size_t>(std::to_chars(w, w + 10, local).ptr - w); });
   out->push_back(kIdEnd);
 }
 

@@ -25,6 +25,52 @@ Status ParseGroup(std::string_view s, Group* out) {
   return {};
 }
 
+// ---- order -----------------------------------------------------------------
+
+void TimeOrder::AddRun(std::vector<uint32_t> run) {
+  // By time, then file order; traces are often nearly sorted already.
+  auto before = [&](uint32_t a, uint32_t b) { return events_[a].ts != events_[b].ts ? events_[a].ts < events_[b].ts : a < b; };
+  if (!std::is_sorted(run.begin(), run.end(), before)) {
+    std::vector<std::pair<int64_t, uint32_t>> keyed(run.size());
+    for (size_t k = 0; k < run.size(); k++) keyed[k] = {events_[run[k]].ts, run[k]};
+    std::sort(keyed.begin(), keyed.end());
+    for (size_t k = 0; k < run.size(); k++) run[k] = keyed[k].second;
+  }
+  size_ += run.size();
+  runs_.push_back(std::move(run));
+}
+
+size_t TimeOrder::Next(uint32_t* out, size_t n) {
+  if (!started_) {
+    started_ = true;
+    for (uint32_t r = 0; r < runs_.size(); r++)
+      if (!runs_[r].empty()) heap_.push_back({events_[runs_[r][0]].ts, r, 0});
+    std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
+  }
+  size_t got = 0;
+  while (got < n && !heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+    Head& h = heap_.back();
+    std::vector<uint32_t>& run = runs_[h.run];
+    // Take this run's events while they stay first (no other run starts earlier).
+    const Head* next = heap_.size() > 1 ? &heap_.front() : nullptr;
+    do {
+      // Sorted runs of unsorted files jump around in the index: load ahead.
+      if (h.pos + 8 < run.size()) __builtin_prefetch(&events_[run[h.pos + 8]]);
+      out[got++] = run[h.pos++];
+    } while (got < n && h.pos < run.size() &&
+             (!next || !(Head{events_[run[h.pos]].ts, h.run, 0} > *next)));
+    if (h.pos < run.size()) {
+      h.ts = events_[run[h.pos]].ts;
+      std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+    } else {
+      std::vector<uint32_t>().swap(run);
+      heap_.pop_back();
+    }
+  }
+  return got;
+}
+
 // ---- merge -----------------------------------------------------------------
 
 Report Merger::Merge(const Sink& sink) {
@@ -67,30 +113,26 @@ Report Merger::Merge(const Sink& sink) {
     id_base += s.ids.size();
   }
   std::vector<uint32_t> meta;
-  std::vector<std::pair<int64_t, uint64_t>> order;  // (ts, canonical place): a stable sort by ts
-  uint64_t kept = 0;
-  for (const Event& e : m.events) kept += e.ph != 'M' && e.keep;
-  order.reserve(kept);
-  for (uint32_t i = 0; i < m.events.size(); i++) {
-    const Event& e = m.events[i];
-    Source& s = m.sources[e.source];
-    if (e.ph == 'M') {
-      // Process-level metadata follows its process; thread-level its thread.
-      const Thread& t = s.threads[e.thread];
-      if (t.used || (t.tid_text.empty() && s.procs[t.proc].used)) meta.push_back(i);
-      else s.report.metadata_unused++;
-    } else if (!e.keep) {
-      s.report.events_outside++;
-    } else {
-      order.push_back({e.ts, m.Canon(i)});
-      report.last_end_ns = std::max(report.last_end_ns, e.ts + Duration(e));
+  TimeOrder order(m.events);
+  for (Source& s : m.sources) {  // in path order
+    std::vector<uint32_t> run;
+    for (uint64_t i = s.first_event; i < s.first_event + s.event_count; i++) {
+      const Event& e = m.events[i];
+      if (e.ph == 'M') {
+        // Process-level metadata follows its process; thread-level its thread.
+        const Thread& t = s.threads[e.thread];
+        if (t.used || (t.tid_text.empty() && s.procs[t.proc].used)) meta.push_back(static_cast<uint32_t>(i));
+        else s.report.metadata_unused++;
+      } else if (!e.keep) {
+        s.report.events_outside++;
+      } else {
+        run.push_back(static_cast<uint32_t>(i));
+        report.last_end_ns = std::max(report.last_end_ns, e.ts + Duration(e));
+      }
     }
+    order.AddRun(std::move(run));
   }
-  std::sort(meta.begin(), meta.end(), [&](uint32_t a, uint32_t b) { return m.Canon(a) < m.Canon(b); });
-  std::sort(order.begin(), order.end());
-  for (auto& [ts, place] : order)  // back to event indices for the writer
-    place = m.sources[place >> 40].first_event + (place & ((uint64_t{1} << 40) - 1));
-  if (order.empty())
+  if (order.size() == 0)
     m.warnings.push_back({Code::kEmptyWindow, "", 0, "no event falls in the window; the output has no events"});
   report.warnings = std::move(m.warnings);
   WriteOutput(m.sources, m.events, meta, order, process_names, thread_names, m.opt, &report, sink);

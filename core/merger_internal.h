@@ -125,9 +125,34 @@ struct Source {
 };
 
 
-// Writes the merged JSON for the kept events (already sorted) to sink.
+// The kept events in output order — by time, ties by source path, then file
+// order — merged lazily from one sorted run per source: 4 bytes an event
+// instead of a global 16-byte sort key.
+class TimeOrder {
+ public:
+  explicit TimeOrder(const BlockVector<Event>& events) : events_(events) {}
+  // The source's kept events (indices into events, in file order); sorts them.
+  void AddRun(std::vector<uint32_t> run);
+  uint64_t size() const { return size_; }
+  // Fills out with up to n next events; 0 at the end.
+  size_t Next(uint32_t* out, size_t n);
+
+ private:
+  struct Head {
+    int64_t ts;
+    uint32_t run, pos;
+    bool operator>(const Head& o) const { return ts != o.ts ? ts > o.ts : run > o.run; }
+  };
+  const BlockVector<Event>& events_;
+  std::vector<std::vector<uint32_t>> runs_;  // added in path order: ties go to the earlier
+  std::vector<Head> heap_;
+  bool started_ = false;
+  uint64_t size_ = 0;
+};
+
+// Writes the merged JSON for the kept events to sink.
 void WriteOutput(std::vector<Source>& sources, const BlockVector<Event>& events,
-                 const std::vector<uint32_t>& meta, const std::vector<std::pair<int64_t, uint64_t>>& order,
+                 const std::vector<uint32_t>& meta, TimeOrder& order,
                  const std::vector<std::pair<uint32_t, std::string>>& process_names,
                  const std::vector<std::tuple<uint32_t, uint32_t, std::string>>& thread_names,
                  const Options& options, Report* report, const Sink& sink);

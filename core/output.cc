@@ -145,7 +145,7 @@ bool Template(Source& s, const Event& e, TemplateStore* store, std::string_view*
 }
 
 void WriteOutput(std::vector<Source>& sources, const BlockVector<Event>& events,
-                 const std::vector<uint32_t>& meta, const std::vector<std::pair<int64_t, uint64_t>>& order,
+                 const std::vector<uint32_t>& meta, TimeOrder& order,
                  const std::vector<std::pair<uint32_t, std::string>>& process_names,
                  const std::vector<std::tuple<uint32_t, uint32_t, std::string>>& thread_names,
                  const Options& options, Report* report, const Sink& sink) {
@@ -191,19 +191,23 @@ void WriteOutput(std::vector<Source>& sources, const BlockVector<Event>& events,
   for (uint32_t i : meta)
     if (!write_event(i)) return stop();
   const uint64_t total = order.size();
-  for (uint64_t n = 0; n < total; n++) {
-    if (options.progress && n % 16384 == 16383 && !options.progress(Progress{"write", n, total})) {
-      report->fatal = Diagnostic{Code::kCancelled, "", 0, "merge cancelled while writing"};
-      return stop();
+  uint64_t n = 0;
+  std::vector<uint32_t> batch(4096);
+  while (size_t got = order.Next(batch.data(), batch.size())) {
+    for (size_t k = 0; k < got; k++, n++) {
+      if (options.progress && n % 16384 == 16383 && !options.progress(Progress{"write", n, total})) {
+        report->fatal = Diagnostic{Code::kCancelled, "", 0, "merge cancelled while writing"};
+        return stop();
+      }
+      // The next events and their templates are far apart in memory: ask early.
+      if (k + 16 < got) __builtin_prefetch(&events[batch[k + 16]]);
+      if (k + 8 < got) {
+        const Event& ahead = events[batch[k + 8]];
+        const Source& s = sources[ahead.source];
+        if (!s.stored) __builtin_prefetch(s.arena.data() + ahead.offset);
+      }
+      if (!write_event(batch[k])) return stop();
     }
-    // The next events and their templates are far apart in memory: ask early.
-    if (n + 16 < total) __builtin_prefetch(&events[order[n + 16].second]);
-    if (n + 8 < total) {
-      const Event& ahead = events[order[n + 8].second];
-      const Source& s = sources[ahead.source];
-      if (!s.stored) __builtin_prefetch(s.arena.data() + ahead.offset);
-    }
-    if (!write_event(order[n].second)) return stop();
   }
   for (Source& s : sources) std::string().swap(s.window);
   if (options.progress) options.progress(Progress{"write", total, total});

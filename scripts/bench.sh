@@ -5,7 +5,8 @@
 # cached in build/bench/) and measures, on the same files:
 #   ceiling: inflate + simdjson On-Demand scan of every event (native, and wasm in Node)
 #   merge:   the native CLI and the wasm CLI in Node (wall time, MB/s of uncompressed input)
-#   memory:  native peak RSS (/usr/bin/time -v), wasm heap high-water mark; as × input
+#   memory:  native peak RSS (/usr/bin/time -v), wasm heap high-water mark, and the
+#            Node process's peak RSS (heap + JS + Node itself); as × input
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x build/native/tracemerge ] && [ -f build/wasm/tracemerge-cli.mjs ] || bash scripts/build.sh
@@ -17,8 +18,8 @@ calc() { awk "BEGIN { print $* }"; }
 secs() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); calc "$t1 - $t0"; }
 peak_kb() { /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F': ' '/Maximum resident/ {print $2}'; }
 
-printf '| input MB | ceiling native s | merge native s (MB/s, × ceiling) | native peak RSS × input | ceiling wasm s | merge wasm s (MB/s, × ceiling) | wasm heap × input |\n'
-printf '|---|---|---|---|---|---|---|\n'
+printf '| input MB | ceiling native s | merge native s (MB/s, × ceiling) | native peak RSS × input | ceiling wasm s | merge wasm s (MB/s, × ceiling) | wasm heap × input | Node RSS × input |\n'
+printf '|---|---|---|---|---|---|---|---|\n'
 for size in "${sizes[@]}"; do
   job=build/bench/job$size
   [ -d "$job" ] || python3 tests/bench/gen_job.py "$job" "$size" >/dev/null
@@ -32,15 +33,17 @@ for size in "${sizes[@]}"; do
   rss=$(peak_kb build/native/tracemerge "$job" -o "$out" --quiet)
   c_wasm=$(for _ in $(seq "$RUNS"); do node build/wasm/tracemerge-ceiling.cjs "${files[@]}" | cut -d' ' -f3; done | median)
   m_wasm=$(for _ in $(seq "$RUNS"); do secs node build/wasm/tracemerge-cli.mjs "$job" -o "$out" --quiet; done | median)
-  heap=$(TRACEMERGE_STATS=1 node build/wasm/tracemerge-cli.mjs "$job" -o "$out" --quiet 2>&1 | awk '/wasm-heap-bytes/ {print $2}')
+  stats=$(TRACEMERGE_STATS=1 /usr/bin/time -v node build/wasm/tracemerge-cli.mjs "$job" -o "$out" --quiet 2>&1)
+  heap=$(awk '/wasm-heap-bytes/ {print $2}' <<<"$stats")
+  node_rss=$(awk -F': ' '/Maximum resident/ {print $2}' <<<"$stats")
   cmp -s <(build/native/tracemerge "$job" -o - --quiet) <(node build/wasm/tracemerge-cli.mjs "$job" -o - --quiet) \
     || echo "warning: native and wasm outputs differ for $job" >&2
 
-  printf '| %.0f | %.3f | %.3f (%.0f, %.1f×) | %.2f× | %.3f | %.3f (%.0f, %.1f×) | %.2f× |\n' \
+  printf '| %.0f | %.3f | %.3f (%.0f, %.1f×) | %.2f× | %.3f | %.3f (%.0f, %.1f×) | %.2f× | %.2f× |\n' \
     "$mb" "$c_nat" "$m_nat" "$(calc "$mb / $m_nat")" "$(calc "$m_nat / $c_nat")" \
     "$(calc "$rss * 1024 / $bytes")" \
     "$c_wasm" "$m_wasm" "$(calc "$mb / $m_wasm")" "$(calc "$m_wasm / $c_wasm")" \
-    "$(calc "$heap / $bytes")"
+    "$(calc "$heap / $bytes")" "$(calc "$node_rss * 1024 / $bytes")"
 done
 echo
 echo "machine: $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo); merge times include reading the files, the ceiling's do not"
