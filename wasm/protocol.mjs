@@ -7,7 +7,7 @@
 // worker → page
 //   { type: 'progress', id, stage: 'read'|'parse'|'write', bytesDone, bytesTotal,
 //     eventsDone, eventsTotal, mbPerSec }                       (at most ~10 per second)
-//   { type: 'done',  id, chunks: ArrayBuffer[] (transferred), result }
+//   { type: 'done',  id, blob: Blob (browser) | chunks: ArrayBuffer[] (Node, transferred), result }
 //   { type: 'error', id, error: { code, message, file, offset, bytesRead } }
 export const MSG = Object.freeze({
   MERGE: 'merge',

@@ -70,6 +70,10 @@ export class MergeClient {
       p.onProgress?.(msg);
     } else if (msg.type === MSG.DONE) {
       this.pending = null;
+      if (msg.blob) {  // a browser worker: the output is already a Blob
+        p.resolve({ blob: msg.blob, result: msg.result, report: msg.result.report });
+        return;
+      }
       const chunks = msg.chunks.map((b) => new Uint8Array(b));
       const type = p.gzip ? 'application/gzip' : 'application/json';
       p.resolve({ chunks, result: msg.result, report: msg.result.report,

@@ -23,10 +23,29 @@ async function runMerge({ id, files, options }) {
     const seconds = Math.max((now - started) / 1000, 1e-3);
     post({ type: MSG.PROGRESS, id, ...totals, mbPerSec: totals.bytesDone / 1e6 / seconds });
   };
+  // In a browser the output goes into Blobs every 64 MB, which the browser may
+  // keep on disk: a multi-GB output never sits in the worker's memory at once.
+  const inBrowser = typeof FileReaderSync === 'function';
+  const chunks = [];
+  const blobs = [];
+  let pending = 0;
+  const onChunk = (c) => {
+    chunks.push(c);
+    pending += c.length;
+    if (inBrowser && pending >= 64 << 20) {
+      blobs.push(new Blob(chunks.splice(0)));
+      pending = 0;
+    }
+  };
   try {
-    const { chunks, result } = await mergeFiles(files, options, { onProgress, signal: abort.signal, output: 'chunks' });
-    const buffers = chunks.map((c) => c.buffer);
-    post({ type: MSG.DONE, id, chunks: buffers, result }, buffers);
+    const { result } = await mergeFiles(files, options, { onProgress, signal: abort.signal, onChunk });
+    if (inBrowser) {
+      const type = options.gzip ? 'application/gzip' : 'application/json';
+      post({ type: MSG.DONE, id, blob: new Blob([...blobs, ...chunks], { type }), result });
+    } else {
+      const buffers = chunks.map((c) => c.buffer);
+      post({ type: MSG.DONE, id, chunks: buffers, result }, buffers);
+    }
   } catch (e) {
     post({ type: MSG.ERROR, id, error: errorData(e) });
   } finally {

@@ -94,7 +94,8 @@ export declare function sourceName(file: File): string;
 export declare class MergeClient {
   constructor(opts?: { workerUrl?: URL | string; createWorker?: () => Promise<Worker> });
   merge(files: Iterable<FileLike>, options?: MergeOptions, opts?: { onProgress?: (p: Progress) => void }):
-    Promise<{ blob?: Blob; chunks: Uint8Array[]; report: Report; result: MergeResult }>;
+    /** blob in a browser (built in 64 MB parts by the worker); chunks (and blob) in Node. */
+    Promise<{ blob?: Blob; chunks?: Uint8Array[]; report: Report; result: MergeResult }>;
   cancel(): void;
   terminate(): void;
 }
