@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # bench-big.sh — a job larger than the 4 GB wasm heap, merged by the wasm build under Node.
-#   scripts/bench-big.sh [SIZE_MB] [DIR]     (default: 4700 MB in build/bench/big)
+#   scripts/bench-big.sh [--page] [SIZE_MB] [DIR]     (default: 4700 MB in build/bench/big)
 # Generates the job (tests/bench/gen_job.py, 16 nodes; kept for reruns), merges it with
 # `node build/wasm/tracemerge-cli.mjs` (default --memory-mb 512: templates beyond the
 # budget live outside the heap), checks that the output is complete and valid JSON in
 # structure (every event written, report at the end), and prints time, wasm heap high-water
-# mark and the Node process's peak RSS.
+# mark and the Node process's peak RSS. With --page, the page (build/web) then merges the
+# same folder in headless Chromium (tests/bench/big_page.mjs) and the download is checked.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+page=0
+[ "${1:-}" = --page ] && { page=1; shift; }
 size=${1:-4700}
 dir=${2:-build/bench/big}
 [ -f build/wasm/tracemerge-cli.mjs ] || bash scripts/build.sh
@@ -28,3 +31,5 @@ awk -v i="$inflated" -v e="$events" -v s="$(awk "BEGIN {print $t1 - $t0}")" -v h
   printf "wasm merge under Node: %.0f s (%.0f MB/s)\n", s, i / 1e6 / s
   printf "wasm heap high-water: %.2f GiB (%.2f x input); Node peak RSS %.2f GiB\n", h / 2^30, h / i, r * 1024 / 2^30
 }'
+[ "$page" = 1 ] && node tests/bench/big_page.mjs "$job" "$dir/page-out.json"
+exit 0

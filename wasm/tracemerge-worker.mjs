@@ -1,7 +1,7 @@
 // Worker entry: runs merges off the page's thread. Works as a browser module
 // Worker and as a Node worker_threads Worker. Protocol: protocol.mjs.
 import { MSG, PROGRESS_INTERVAL_MS, errorData } from './protocol.mjs';
-import { mergeFiles } from './tracemerge.mjs';
+import { TraceMergeError, mergeFiles } from './tracemerge.mjs';
 
 const port = typeof self !== 'undefined' && typeof self.postMessage === 'function'
   ? self
@@ -41,7 +41,9 @@ async function runMerge({ id, files, options }) {
     const { result } = await mergeFiles(files, options, { onProgress, signal: abort.signal, onChunk });
     if (inBrowser) {
       const type = options.gzip ? 'application/gzip' : 'application/json';
-      post({ type: MSG.DONE, id, blob: new Blob([...blobs, ...chunks], { type }), result });
+      blobs.push(new Blob(chunks));
+      await checkReadable(blobs);
+      post({ type: MSG.DONE, id, blob: new Blob(blobs, { type }), result });
     } else {
       const buffers = chunks.map((c) => c.buffer);
       post({ type: MSG.DONE, id, chunks: buffers, result }, buffers);
@@ -50,6 +52,24 @@ async function runMerge({ id, files, options }) {
     post({ type: MSG.ERROR, id, error: errorData(e) });
   } finally {
     cancels.delete(id);
+  }
+}
+
+// A browser keeps Blobs within its Blob storage limit (in a private window,
+// only in memory): past it, parts are unreadable. Say so rather than offer a
+// download that breaks.
+async function checkReadable(parts) {
+  for (const part of parts) {
+    try {
+      if (part.size) await part.slice(0, 1).arrayBuffer();
+    } catch {
+      const mb = Math.round(parts.reduce((n, b) => n + b.size, 0) / 1e6);
+      throw new TraceMergeError({
+        code: 'TOO_LARGE',
+        message: `the browser could not keep the ${mb} MB output (its Blob storage limit; private windows keep ` +
+          'Blobs in memory only). Merge in a normal window, narrow the window or the kinds, or use the CLI.',
+      });
+    }
   }
 }
 

@@ -19,7 +19,7 @@ export interface MergeOptions {
   /** Longest JSON string in an event, in MB (default 64). */
   maxStringMb?: number;
   /** MB of events kept in the wasm heap (default 512); the rest is kept outside
-   *  it (Blobs in a worker, ArrayBuffers in Node), so jobs beyond 4 GB merge. */
+   *  it (ArrayBuffers), so jobs beyond the 4 GB heap merge. */
   memoryMb?: number;
 }
 
@@ -83,8 +83,8 @@ export declare function mergeFiles(files: Iterable<FileLike>, options?: MergeOpt
     onChunk?: (bytes: Uint8Array) => void }):
   Promise<{ blob?: Blob; chunks?: Uint8Array[]; report: Report; result: MergeResult }>;
 export declare function optionsToArgs(options: MergeOptions): string[];
-/** Where the core keeps events beyond memoryMb: Blobs in a worker, ArrayBuffers elsewhere. */
-export declare function createStore(opts?: { blobs?: boolean }): {
+/** Where the core keeps events beyond memoryMb: ArrayBuffers outside the wasm heap. */
+export declare function createStore(): {
   put(key: number, bytes: Uint8Array): boolean;
   get(key: number, offset: number, length: number): Uint8Array | null;
   readonly bytes: number;

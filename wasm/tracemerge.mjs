@@ -99,21 +99,18 @@ async function* chunksOf(data) {
 }
 
 // Where the core puts event templates beyond its heap budget (--memory-mb,
-// default 512): outside the wasm heap, so that jobs larger than the 4 GB heap
-// merge. In a worker of the page they become Blobs (the browser may keep them
-// on disk) read back with FileReaderSync; elsewhere (Node) ArrayBuffers.
+// default 512): ArrayBuffers outside the wasm heap, so that jobs larger than
+// the 4 GB heap merge (the page's worker and Node alike; Blobs would depend on
+// the browser's Blob storage, which is small in private windows).
 // put/get never throw: a failure is false/null, which the core reports.
-export function createStore({ blobs = typeof FileReaderSync === 'function' } = {}) {
-  const keys = [];  // key → { at: [piece start…], pieces: [Blob|Uint8Array…], size }
-  const reader = blobs ? new FileReaderSync() : null;
-  const read = (piece, from, to) =>
-    blobs ? new Uint8Array(reader.readAsArrayBuffer(piece.slice(from, to))) : piece.subarray(from, to);
+export function createStore() {
+  const keys = [];  // key → { at: [piece start…], pieces: [Uint8Array…], size }
   return {
     put(key, view) {
       try {
         const k = (keys[key] ??= { at: [], pieces: [], size: 0 });
         k.at.push(k.size);
-        k.pieces.push(blobs ? new Blob([view]) : view.slice());
+        k.pieces.push(view.slice());
         k.size += view.length;
         return true;
       } catch {
@@ -133,8 +130,7 @@ export function createStore({ blobs = typeof FileReaderSync === 'function' } = {
         const out = new Uint8Array(length);
         for (let done = 0, i = lo; done < length; i++) {
           const from = offset + done - k.at[i];
-          const end = i + 1 < k.at.length ? k.at[i + 1] - k.at[i] : k.size - k.at[i];
-          const bytes = read(k.pieces[i], from, Math.min(end, from + length - done));
+          const bytes = k.pieces[i].subarray(from, from + length - done);
           out.set(bytes, done);
           done += bytes.length;
         }

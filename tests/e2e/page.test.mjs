@@ -86,13 +86,13 @@ test('a chosen folder merges to the CLI bytes: everything, a time window, a step
   await page.close();
 });
 
-test('with ?memory-mb=0 every event leaves the wasm heap (Blobs) and the bytes stay the CLI\'s', async () => {
+test('with ?memory-mb=0 every event leaves the wasm heap and the bytes stay the CLI\'s', async () => {
   const page = await openPage('?memory-mb=0');
   await chooseFolder(page, COMBINED);
   await page.getByTestId('merge').click();
   await waitDone(page);
   const got = await download(page);
-  assert.ok(got.bytes.equals(cli([COMBINED], [])), 'bytes differ from the CLI when events are stored as Blobs');
+  assert.ok(got.bytes.equals(cli([COMBINED], [])), 'bytes differ from the CLI when events are kept outside the heap');
   assert.deepEqual(page.errors, []);
   await page.close();
 });
