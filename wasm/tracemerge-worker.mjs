@@ -23,13 +23,18 @@ async function runMerge({ id, files, options }) {
     const seconds = Math.max((now - started) / 1000, 1e-3);
     post({ type: MSG.PROGRESS, id, ...totals, mbPerSec: totals.bytesDone / 1e6 / seconds });
   };
-  // In a browser the output goes into Blobs every 64 MB, which the browser may
-  // keep on disk: a multi-GB output never sits in the worker's memory at once.
+  // In a browser a big output goes to a file of the origin's private file
+  // system (on disk, outside Blob storage); a small one, or where that is not
+  // available, into Blobs of 64 MB parts.
   const inBrowser = typeof FileReaderSync === 'function';
+  const inputBytes = files.reduce((n, f) => n + (f.data?.size ?? f.data?.byteLength ?? 0), 0);
+  const toFile = options.outputFile ?? inputBytes > BIG_OUTPUT;
+  const file = inBrowser && toFile ? await OutputFile.open() : null;
   const chunks = [];
   const blobs = [];
   let pending = 0;
   const onChunk = (c) => {
+    if (file) return file.write(c);
     chunks.push(c);
     pending += c.length;
     if (inBrowser && pending >= 64 << 20) {
@@ -39,7 +44,9 @@ async function runMerge({ id, files, options }) {
   };
   try {
     const { result } = await mergeFiles(files, options, { onProgress, signal: abort.signal, onChunk });
-    if (inBrowser) {
+    if (file) {
+      post({ type: MSG.DONE, id, blob: await file.finish(), result });
+    } else if (inBrowser) {
       const type = options.gzip ? 'application/gzip' : 'application/json';
       blobs.push(new Blob(chunks));
       await checkReadable(blobs);
@@ -49,9 +56,62 @@ async function runMerge({ id, files, options }) {
       post({ type: MSG.DONE, id, chunks: buffers, result }, buffers);
     }
   } catch (e) {
+    await file?.remove();
     post({ type: MSG.ERROR, id, error: errorData(e) });
   } finally {
     cancels.delete(id);
+  }
+}
+
+const BIG_OUTPUT = 256e6;  // bytes of input from which the output goes to a file
+
+// The output as a file in the origin private file system, written synchronously
+// as the merge hands out chunks. One per worker: the previous one is deleted
+// when the next merge starts (the page shows one result at a time).
+class OutputFile {
+  static last = null;
+  static async open() {
+    try {
+      const root = await navigator.storage.getDirectory();
+      if (OutputFile.last) await root.removeEntry(OutputFile.last).catch(() => {});
+      const name = `tracemerge-output-${Date.now()}-${Math.random().toString(36).slice(2)}.json`;
+      const handle = await root.getFileHandle(name, { create: true });
+      OutputFile.last = name;
+      return new OutputFile(root, name, handle, await handle.createSyncAccessHandle());
+    } catch {
+      return null;  // no private file system here: Blobs instead
+    }
+  }
+  constructor(root, name, handle, access) {
+    Object.assign(this, { root, name, handle, access, at: 0, error: null });
+  }
+  write(chunk) {
+    if (this.error) return;
+    try {
+      const n = this.access.write(chunk, { at: this.at });
+      this.at += n;
+      if (n !== chunk.length) throw new Error('disk full');
+    } catch (e) {
+      this.error = e;  // reported when the merge returns
+    }
+  }
+  async finish() {
+    this.access.flush();
+    this.access.close();
+    if (this.error) {
+      throw new TraceMergeError({
+        code: 'IO',
+        message: `could not write the output to the browser's storage after ${Math.round(this.at / 1e6)} MB ` +
+          `(${this.error.message}); free disk space, narrow the window or the kinds, or use the CLI`,
+      });
+    }
+    return this.handle.getFile();
+  }
+  async remove() {
+    try {
+      this.access.close();
+    } catch {}
+    await this.root.removeEntry(this.name).catch(() => {});
   }
 }
 

@@ -21,6 +21,9 @@ export interface MergeOptions {
   /** MB of events kept in the wasm heap (default 512); the rest is kept outside
    *  it (ArrayBuffers), so jobs beyond the 4 GB heap merge. */
   memoryMb?: number;
+  /** In a browser worker (MergeClient): write the output to a file of the origin private
+   *  file system instead of Blobs. Default: when the input is over 256 MB. */
+  outputFile?: boolean;
 }
 
 export interface Diagnostic { code: string; file: string; offset: number; message: string; }

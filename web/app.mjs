@@ -271,9 +271,15 @@ async function runMerge() {
   const offsets = offsetsOption(state.entries);
   // ?memory-mb=N: MB of events kept in the wasm heap (default 512); the rest
   // are kept as Blobs, which the browser may hold on disk.
+  // ?output-file=1|0: the output to the browser's private file system, or not
+  // (default: for inputs over 256 MB).
   const memoryOption = () => {
-    const mb = new URLSearchParams(location.search).get('memory-mb');
-    return mb !== null && /^\d+$/.test(mb) ? { memoryMb: Number(mb) } : {};
+    const q = new URLSearchParams(location.search);
+    const mb = q.get('memory-mb'), file = q.get('output-file');
+    return {
+      ...(mb !== null && /^\d+$/.test(mb) ? { memoryMb: Number(mb) } : {}),
+      ...(file === '1' || file === '0' ? { outputFile: file === '1' } : {}),
+    };
   };
   const options = {
     ...w.options,

@@ -3,13 +3,21 @@
 //   node tests/bench/big_page.mjs JOB_DIR OUT_FILE
 // Prints the merge time and the output size; fails if the page reports an error.
 import fs from 'node:fs';
-import { browser, context, servers } from '../e2e/helpers.mjs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { servers } from '../e2e/helpers.mjs';
 
 const [dir, out] = process.argv.slice(2);
 const srv = await servers();
-const b = await browser();
+// A normal (on-disk) profile, as a user's browser has: a private window keeps
+// the browser's storage in memory.
+const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'tracemerge-profile-'));
+const b = await chromium.launchPersistentContext(profile, {
+  executablePath: '/usr/bin/chromium', acceptDownloads: true, args: ['--headless', '--no-sandbox', '--disable-gpu'],
+});
 try {
-  const page = await (await context(b)).newPage();
+  const page = await b.newPage();
   page.setDefaultTimeout(0);
   await page.goto(srv.page.url);
   await page.getByTestId('folder-input').setInputFiles(dir);
@@ -32,4 +40,5 @@ try {
 } finally {
   await b.close();
   await srv.close();
+  fs.rmSync(profile, { recursive: true, force: true });
 }

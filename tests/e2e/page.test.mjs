@@ -86,13 +86,19 @@ test('a chosen folder merges to the CLI bytes: everything, a time window, a step
   await page.close();
 });
 
-test('with ?memory-mb=0 every event leaves the wasm heap and the bytes stay the CLI\'s', async () => {
-  const page = await openPage('?memory-mb=0');
+test('with ?memory-mb=0 every event leaves the wasm heap, with ?output-file=1 the output is a file; the bytes stay the CLI\'s', async () => {
+  const page = await openPage('?memory-mb=0&output-file=1');
   await chooseFolder(page, COMBINED);
   await page.getByTestId('merge').click();
   await waitDone(page);
   const got = await download(page);
   assert.ok(got.bytes.equals(cli([COMBINED], [])), 'bytes differ from the CLI when events are kept outside the heap');
+  const files = await page.evaluate(async () => {
+    const names = [];
+    for await (const name of (await navigator.storage.getDirectory()).keys()) names.push(name);
+    return names;
+  });
+  assert.equal(files.filter((n) => n.startsWith('tracemerge-output-')).length, 1, `private files: ${files}`);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
