@@ -118,6 +118,11 @@ void Merger::Impl::Finish(Source& s) {
     Parse(s);
     s.event_count = events.size() - s.first_event;
     Recycle(s.data);  // the templates are all the writer needs
+    s.id_count = s.ids.size();  // and of the lookup tables, only the numbers
+    s.ids = IdTable();
+    s.pair_keys = {};
+    s.proc_ix = {};
+    s.thread_ix = {};
     // The budget covers the event index too (and the sort order built from it later).
     const uint64_t index_bytes = events.size() * (sizeof(Event) + 16);
     if (opt.store && index_bytes + arena_bytes + s.arena.size() > opt.memory_budget) Store(s);

@@ -110,7 +110,7 @@ Report Merger::Merge(const Sink& sink) {
   uint64_t id_base = 0;  // ids stay unique across sources, numbered in path order
   for (Source& s : m.sources) {
     s.id_base = id_base;
-    id_base += s.ids.size();
+    id_base += s.id_count;
   }
   std::vector<uint32_t> meta;
   TimeOrder order(m.events);

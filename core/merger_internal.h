@@ -106,6 +106,7 @@ struct Source {
   uint32_t last_proc = 0, last_thread = 0;  // lookup cache
   IdTable ids;                          // original id → local number
   uint64_t id_base = 0;                 // output id = id_base + local number
+  uint64_t id_count = 0;                // ids.size() once parsed (the table is freed)
   std::unordered_map<std::string, uint32_t> pair_keys;  // async "cat\x1fid" → number
   ByteBuffer arena;                     // output templates of the events (event_parser.h)
   uint32_t key = 0;                     // arrival number: the source's name in the store
