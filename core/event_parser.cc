@@ -69,10 +69,16 @@ bool CopyString(std::string_view tok, ByteBuffer* out, std::string* error) {
 // keeps a line of a million '[' from overflowing the stack.
 constexpr int kMaxNesting = 1024;
 
-bool Walk(od::value v, ByteBuffer* out, std::string* error, int depth = 0) {
+// *scalar, when given, receives the token of a string, number or literal.
+bool Walk(od::value v, ByteBuffer* out, std::string* error, int depth = 0, std::string_view* scalar = nullptr) {
   if (depth >= kMaxNesting) return Fail(error, "nested deeper than 1024 levels");
   od::json_type type;
   if (auto e = v.type().get(type)) return Fail(error, "invalid value", e);
+  std::string_view tok;
+  if (type != od::json_type::object && type != od::json_type::array) {
+    tok = Trim(v.raw_json_token());
+    if (scalar) *scalar = tok;
+  }
   switch (type) {
     case od::json_type::object: {
       od::object obj;
@@ -108,9 +114,8 @@ bool Walk(od::value v, ByteBuffer* out, std::string* error, int depth = 0) {
       return true;
     }
     case od::json_type::string:
-      return CopyString(Trim(v.raw_json_token()), out, error);
+      return CopyString(tok, out, error);
     case od::json_type::number: {
-      std::string_view tok = Trim(v.raw_json_token());
       if (!IsJsonNumber(tok)) return Fail(error, "invalid number");
       // Out of a double's or 64-bit range (1e400, 2^64): kept, as a string,
       // so that strict readers accept the output too.
@@ -125,7 +130,6 @@ bool Walk(od::value v, ByteBuffer* out, std::string* error, int depth = 0) {
     }
     case od::json_type::boolean:
     case od::json_type::null: {
-      std::string_view tok = Trim(v.raw_json_token());
       if (tok != "true" && tok != "false" && tok != "null") return Fail(error, "invalid literal");
       if (out) out->append(tok);
       return true;
@@ -137,11 +141,8 @@ bool Walk(od::value v, ByteBuffer* out, std::string* error, int depth = 0) {
 // Validates one value (appending it when out is set) and returns the token of
 // a scalar in *tok ("" for objects and arrays).
 bool CopyCapture(od::value v, ByteBuffer* out, std::string_view* tok, std::string* error) {
-  od::json_type type;
-  if (auto e = v.type().get(type)) return Fail(error, "invalid value", e);
-  *tok = type == od::json_type::object || type == od::json_type::array ? std::string_view()
-                                                                        : Trim(v.raw_json_token());
-  return Walk(v, out, error);
+  *tok = {};
+  return Walk(v, out, error, 0, tok);
 }
 
 bool Open(od::parser& parser, const char* data, size_t len, od::document* doc, od::object* obj,

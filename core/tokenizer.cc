@@ -35,67 +35,80 @@ uint64_t SkipString(std::string_view d, uint64_t i) {
 
 enum class Skip { kOk, kTruncated, kTooDeep };
 
-// Inside an object or array only these bytes matter.
-struct StructuralTable {
-  bool is[256] = {};
-  constexpr StructuralTable() {
-    for (char c : {'"', '{', '}', '[', ']'}) is[static_cast<unsigned char>(c)] = true;
-  }
-};
-constexpr StructuralTable kStructural;
-
-// The next byte in [p, e) that is '"', '{', '}', '[' or ']' (or e); with
-// `in_string`, the next '"' or '\\' instead. 16 bytes at a time where SSE2 is.
-const char* Next(const char* p, const char* e, bool in_string) {
 #if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"'), slash = _mm_set1_epi8('\\');
-  const __m128i open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}'), lower = _mm_set1_epi8(0x20);
-  for (; p + 16 <= e; p += 16) {
-    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    __m128i hit;
-    if (in_string) {
-      hit = _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, slash));
-    } else {
-      const __m128i y = _mm_or_si128(x, lower);  // '[' → '{', ']' → '}'
-      hit = _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_or_si128(_mm_cmpeq_epi8(y, open), _mm_cmpeq_epi8(y, close)));
-    }
-    if (int m = _mm_movemask_epi8(hit)) return p + __builtin_ctz(static_cast<unsigned>(m));
+// Bit k set where byte k of the 64 at p equals c.
+uint64_t Eq64(const char* p, char c) {
+  const __m128i x = _mm_set1_epi8(c);
+  uint64_t m = 0;
+  for (int k = 0; k < 4; k++) {
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+    m |= static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(b, x)))) << (16 * k);
   }
+  return m;
+}
 #endif
-  if (in_string) {
-    while (p < e && *p != '"' && *p != '\\') p++;
-  } else {
-    while (p < e && !kStructural.is[static_cast<unsigned char>(*p)]) p++;
-  }
-  return p;
+
+// Bits of escaped bytes (those after an odd run of backslashes), across blocks
+// through *carry — simdjson's stage-1 method.
+uint64_t Escaped(uint64_t backslash, uint64_t* carry) {
+  backslash &= ~*carry;
+  const uint64_t follows = backslash << 1 | *carry;
+  const uint64_t even = 0x5555555555555555ull;
+  const uint64_t odd_starts = backslash & ~even & ~follows;
+  uint64_t even_starts;
+  *carry = __builtin_add_overflow(odd_starts, backslash, &even_starts);
+  return (even ^ (even_starts << 1)) & follows;
 }
 
-// Skips the object or array whose opening bracket is at i (the usual event):
-// a tight loop over the bytes that matter.
+uint64_t PrefixXor(uint64_t b) {
+  for (int s = 1; s < 64; s <<= 1) b ^= b << s;
+  return b;
+}
+
+// Skips the object or array whose opening bracket is at i (the usual event).
+// 64 bytes at a time where SSE2 is (string masks as simdjson's stage 1 makes
+// them), then byte by byte to the end of the data.
 Skip SkipContainer(std::string_view d, uint64_t i, int max_depth, uint64_t* end) {
   const char* p = d.data() + i;
   const char* const e = d.data() + d.size();
   int depth = 0;
-  bool too_deep = false;
-  for (;;) {
-    p = Next(p, e, false);
-    if (p >= e) return Skip::kTruncated;
-    const char c = *p++;
-    if (c == '"') {
-      for (;;) {
-        p = Next(p, e, true);
-        if (p >= e) return Skip::kTruncated;
-        if (*p++ == '"') break;
-        p++;  // the escaped byte
+  bool too_deep = false, in_string = false, escaped = false;
+#if defined(__SSE2__)
+  uint64_t string_carry = 0, escape_carry = 0;
+  for (; p + 64 <= e; p += 64) {
+    const uint64_t quotes = Eq64(p, '"') & ~Escaped(Eq64(p, '\\'), &escape_carry);
+    const uint64_t strings = PrefixXor(quotes) ^ string_carry;
+    string_carry = static_cast<uint64_t>(static_cast<int64_t>(strings) >> 63);
+    const uint64_t opens = (Eq64(p, '{') | Eq64(p, '[')) & ~strings;
+    for (uint64_t brackets = (opens | Eq64(p, '}') | Eq64(p, ']')) & ~strings; brackets; brackets &= brackets - 1) {
+      const int k = __builtin_ctzll(brackets);
+      if (opens >> k & 1) {
+        if (++depth > max_depth) too_deep = true;
+      } else if (--depth == 0) {
+        *end = static_cast<uint64_t>(p + k + 1 - d.data());
+        return too_deep ? Skip::kTooDeep : Skip::kOk;
       }
-    } else if (c == '{' || c == '[') {
-      if (++depth > max_depth) too_deep = true;
-    } else if (--depth == 0) {
-      break;
     }
   }
-  *end = static_cast<uint64_t>(p - d.data());
-  return too_deep ? Skip::kTooDeep : Skip::kOk;
+  in_string = string_carry != 0;
+  escaped = in_string && escape_carry != 0;
+#endif
+  for (; p < e; p++) {
+    const char c = *p;
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > max_depth) too_deep = true;
+    } else if ((c == '}' || c == ']') && --depth == 0) {
+      *end = static_cast<uint64_t>(p + 1 - d.data());
+      return too_deep ? Skip::kTooDeep : Skip::kOk;
+    }
+  }
+  return Skip::kTruncated;
 }
 
 // Skips one JSON value starting at i (no validation beyond bracket balance;
