@@ -5,6 +5,8 @@
 #pragma once
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -59,6 +61,9 @@ class ByteBuffer {
   void Write(size_t max, F&& f) {
     char* w = Extend(max);
     size_ = static_cast<size_t>(w - data_) + f(w);
+  }
+  void AppendUint(uint64_t v) {
+    Write(20, [&](char* w) { return static_cast<size_t>(std::to_chars(w, w + 20, v).ptr - w); });
   }
   ByteBuffer Copy() const {  // of exactly its size
     ByteBuffer b;

@@ -1,6 +1,5 @@
 #include "event_parser.h"
 
-#include <charconv>
 #include <cstring>
 
 #include "numbers.h"
@@ -156,9 +155,8 @@ bool Open(od::parser& parser, const char* data, size_t len, od::document* doc, o
 // Writes a placeholder for an id: kIdMark, the local number, kIdEnd.
 void PutId(std::string_view tok, IdTable* ids, ByteBuffer* out) {
   auto [it, added] = ids->try_emplace(std::string(IdKey(tok)), static_cast<uint32_t>(ids->size() + 1));
-  const uint32_t local = it->second;
   out->push_back(kIdMark);
-  out->Write(10, [&](char* w) { return static_cast<size_t>(std::to_chars(w, w + 10, local).ptr - w); });
+  out->AppendUint(it->second);
   out->push_back(kIdEnd);
 }
 
@@ -272,7 +270,7 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
       f->dur = tok;
       auto dur = ParseMicros(tok);
       if (out) {
-        if (dur && *dur >= 0) out->Write(kMaxMicrosChars, [&](char* w) { return WriteMicros(w, *dur); });
+        if (dur && *dur >= 0) AppendMicros(*out, *dur);
         else out->push_back('0');  // the merge warns about it
       }
     } else if (key == "id" || key == "bind_id") {

@@ -150,18 +150,20 @@ void Merger::Impl::Store(Source& s) {
   std::vector<uint64_t> at(s.event_count);
   std::string piece;
   uint64_t pos = 0;
+  bool ok = true;
+  auto put = [&] {  // in pieces of about 4 MB
+    ok = ok && (piece.empty() || opt.store->Put(s.key, piece));
+    piece.clear();
+  };
   for (uint32_t i : order) {
     const Event& e = events[s.first_event + i];
     piece.append(s.arena.data() + e.offset, e.length);
     at[i] = pos;
     pos += e.length;
-    if (piece.size() < (4 << 20)) continue;
-    if (!opt.store->Put(s.key, piece))
-      return Warn(s, Code::kIo, 0, "could not move this file's events out of memory; kept them in memory");
-    piece.clear();
+    if (piece.size() >= (4 << 20)) put();
   }
-  if (!piece.empty() && !opt.store->Put(s.key, piece))
-    return Warn(s, Code::kIo, 0, "could not move this file's events out of memory; kept them in memory");
+  put();
+  if (!ok) return Warn(s, Code::kIo, 0, "could not move this file's events out of memory; kept them in memory");
   for (uint64_t i = 0; i < s.event_count; i++) events[s.first_event + i].offset = at[i];
   s.stored = true;
   s.stored_bytes = pos;

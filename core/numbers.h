@@ -14,6 +14,8 @@
 #include <string>
 #include <string_view>
 
+#include "buffer.h"
+
 namespace tracemerge {
 
 // A JSON number token (or a JSON string holding one) in µs, scaled by `scale`
@@ -35,6 +37,9 @@ int64_t MicrosToNs(int64_t us);
 constexpr size_t kMaxMicrosChars = 25;
 size_t WriteMicros(char* out, int64_t ns);
 void AppendMicros(std::string& out, int64_t ns);
+inline void AppendMicros(ByteBuffer& out, int64_t ns) {
+  out.Write(kMaxMicrosChars, [&](char* w) { return WriteMicros(w, ns); });
+}
 std::string FormatMicros(int64_t ns);
 
 // True when `token` is exactly one JSON number (RFC 8259 grammar).

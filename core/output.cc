@@ -98,10 +98,6 @@ const char* NextMark(const char* p, const char* end) {
   return p;
 }
 
-void AppendUint(ByteBuffer* out, uint64_t v) {
-  out->Write(20, [&](char* w) { return static_cast<size_t>(std::to_chars(w, w + 20, v).ptr - w); });
-}
-
 // Appends one event: its template with the placeholders filled in.
 void Expand(std::string_view tpl, uint32_t pid, uint32_t tid, int64_t ts, uint64_t id_base, ByteBuffer* out) {
   const char* p = tpl.data();
@@ -111,14 +107,14 @@ void Expand(std::string_view tpl, uint32_t pid, uint32_t tid, int64_t ts, uint64
     out->append(p, static_cast<size_t>(q - p));
     if (q == end) break;
     switch (*q++) {
-      case kPidMark: AppendUint(out, pid); break;
-      case kTidMark: AppendUint(out, tid); break;
-      case kTsMark: out->Write(kMaxMicrosChars, [&](char* w) { return WriteMicros(w, ts); }); break;
+      case kPidMark: out->AppendUint(pid); break;
+      case kTidMark: out->AppendUint(tid); break;
+      case kTsMark: AppendMicros(*out, ts); break;
       case kIdMark: {
         uint64_t local = 0;
         while (q < end && *q != kIdEnd) local = local * 10 + static_cast<uint64_t>(*q++ - '0');
         q++;  // kIdEnd
-        AppendUint(out, id_base + local);
+        out->AppendUint(id_base + local);
         break;
       }
     }
