@@ -161,10 +161,6 @@ void WriteOutput(std::vector<Source>& sources, const BlockVector<Event>& events,
 
 std::string JsonEscape(std::string_view s);
 
-// An event's template: from the arena, or read back from the store through the
-// source's window. False when the store fails.
-bool Template(Source& s, const Event& e, TemplateStore* store, std::string_view* out);
-
 
 constexpr size_t kPad = simdjson::SIMDJSON_PADDING;  // readable slack after every input buffer
 

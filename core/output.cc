@@ -122,6 +122,10 @@ void Expand(std::string_view tpl, uint32_t pid, uint32_t tid, int64_t ts, uint64
   }
 }
 
+namespace {
+
+// An event's template: from the arena, or read back from the store through the
+// source's window. False when the store fails.
 bool Template(Source& s, const Event& e, TemplateStore* store, std::string_view* out) {
   if (!s.stored) {
     *out = s.arena.view().substr(e.offset, e.length);
@@ -139,6 +143,8 @@ bool Template(Source& s, const Event& e, TemplateStore* store, std::string_view*
   *out = std::string_view(s.window).substr(e.offset - s.window_at, e.length);
   return true;
 }
+
+}  // namespace
 
 void WriteOutput(std::vector<Source>& sources, const BlockVector<Event>& events,
                  const std::vector<uint32_t>& meta, TimeOrder& order,
