@@ -35,19 +35,15 @@ uint64_t SkipString(std::string_view d, uint64_t i) {
 
 enum class Skip { kOk, kTruncated, kTooDeep };
 
-#if defined(__SSE2__)
-// Bit k set where byte k of the 64 at p equals c.
-uint64_t Eq64(const char* p, char c) {
-  const __m128i x = _mm_set1_epi8(c);
-  uint64_t m = 0;
-  for (int k = 0; k < 4; k++) {
-    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
-    m |= static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(b, x)))) << (16 * k);
-  }
-  return m;
-}
-#endif
+// 64 bytes classified as simdjson's stage 1 does: bit k of `strings` is set
+// inside strings (opening quote included), `opens`/`brackets` mark '{' '[' /
+// all brackets outside them. The carries continue into the next block.
+struct Block {
+  const char* at = nullptr;
+  uint64_t strings = 0, opens = 0, brackets = 0, string_carry = 0, escape_carry = 0;
+};
 
+#if defined(__SSE2__)
 // Bits of escaped bytes (those after an odd run of backslashes), across blocks
 // through *carry — simdjson's stage-1 method.
 uint64_t Escaped(uint64_t backslash, uint64_t* carry) {
@@ -65,33 +61,65 @@ uint64_t PrefixXor(uint64_t b) {
   return b;
 }
 
-// Skips the object or array whose opening bracket is at i (the usual event).
-// 64 bytes at a time where SSE2 is (string masks as simdjson's stage 1 makes
-// them), then byte by byte to the end of the data.
-Skip SkipContainer(std::string_view d, uint64_t i, int max_depth, uint64_t* end) {
+Block Classify(const char* p, uint64_t string_carry, uint64_t escape_carry) {
+  const __m128i quote = _mm_set1_epi8('"'), slash = _mm_set1_epi8('\\');
+  const __m128i open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}'), lower = _mm_set1_epi8(0x20);
+  uint64_t quotes = 0, slashes = 0, opens = 0, closes = 0;
+  for (int k = 0; k < 4; k++) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+    const __m128i y = _mm_or_si128(x, lower);  // '[' → '{', ']' → '}'
+    auto bits = [&](__m128i eq) { return static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(eq))) << (16 * k); };
+    quotes |= bits(_mm_cmpeq_epi8(x, quote));
+    slashes |= bits(_mm_cmpeq_epi8(x, slash));
+    opens |= bits(_mm_cmpeq_epi8(y, open));
+    closes |= bits(_mm_cmpeq_epi8(y, close));
+  }
+  Block b;
+  b.at = p;
+  b.escape_carry = escape_carry;
+  if (slashes || escape_carry) quotes &= ~Escaped(slashes, &b.escape_carry);
+  b.strings = PrefixXor(quotes) ^ string_carry;
+  b.string_carry = static_cast<uint64_t>(static_cast<int64_t>(b.strings) >> 63);
+  b.opens = opens & ~b.strings;
+  b.brackets = (opens | closes) & ~b.strings;
+  return b;
+}
+#endif
+
+// Skips the object or array whose opening bracket is at i (the usual event):
+// 64 bytes at a time where SSE2 is, then byte by byte to the end of the data.
+// `last` keeps the block the previous event ended in: the next event mostly
+// starts in it, outside any string, where its classification still holds.
+Skip SkipContainer(std::string_view d, uint64_t i, int max_depth, uint64_t* end, Block* last) {
   const char* p = d.data() + i;
   const char* const e = d.data() + d.size();
   int depth = 0;
   bool too_deep = false, in_string = false, escaped = false;
 #if defined(__SSE2__)
-  uint64_t string_carry = 0, escape_carry = 0;
-  for (; p + 64 <= e; p += 64) {
-    const uint64_t quotes = Eq64(p, '"') & ~Escaped(Eq64(p, '\\'), &escape_carry);
-    const uint64_t strings = PrefixXor(quotes) ^ string_carry;
-    string_carry = static_cast<uint64_t>(static_cast<int64_t>(strings) >> 63);
-    const uint64_t opens = (Eq64(p, '{') | Eq64(p, '[')) & ~strings;
-    for (uint64_t brackets = (opens | Eq64(p, '}') | Eq64(p, ']')) & ~strings; brackets; brackets &= brackets - 1) {
+  Block b;
+  uint64_t skip = 0;  // bits of the first block before p
+  if (last && last->at && p >= last->at && p < last->at + 64 && !(last->strings >> (p - last->at) & 1)) {
+    b = *last;
+    skip = (uint64_t{1} << (p - b.at)) - 1;
+  } else if (p + 64 <= e) {
+    b = Classify(p, 0, 0);
+  }
+  for (; b.at; b = b.at + 128 <= e ? Classify(b.at + 64, b.string_carry, b.escape_carry) : Block()) {
+    for (uint64_t brackets = b.brackets & ~skip; brackets; brackets &= brackets - 1) {
       const int k = __builtin_ctzll(brackets);
-      if (opens >> k & 1) {
+      if (b.opens >> k & 1) {
         if (++depth > max_depth) too_deep = true;
       } else if (--depth == 0) {
-        *end = static_cast<uint64_t>(p + k + 1 - d.data());
+        *end = static_cast<uint64_t>(b.at + k + 1 - d.data());
+        if (last) *last = b;
         return too_deep ? Skip::kTooDeep : Skip::kOk;
       }
     }
+    skip = 0;
+    p = b.at + 64;
+    in_string = b.string_carry != 0;
+    escaped = in_string && b.escape_carry != 0;
   }
-  in_string = string_carry != 0;
-  escaped = in_string && escape_carry != 0;
 #endif
   for (; p < e; p++) {
     const char c = *p;
@@ -113,10 +141,10 @@ Skip SkipContainer(std::string_view d, uint64_t i, int max_depth, uint64_t* end)
 
 // Skips one JSON value starting at i (no validation beyond bracket balance;
 // the parser validates each event). Sets *end just past it.
-Skip SkipValue(std::string_view d, uint64_t i, int max_depth, uint64_t* end) {
+Skip SkipValue(std::string_view d, uint64_t i, int max_depth, uint64_t* end, Block* last = nullptr) {
   int depth = 0;
   bool too_deep = false;
-  if (i < d.size() && (d[i] == '{' || d[i] == '[')) return SkipContainer(d, i, max_depth, end);
+  if (i < d.size() && (d[i] == '{' || d[i] == '[')) return SkipContainer(d, i, max_depth, end, last);
   while (i < d.size()) {
     char c = d[i];
     if (c == '"') {
@@ -149,6 +177,7 @@ uint64_t ScanArray(std::string_view d, uint64_t i, const ScanLimits& limits,
                    const SpanCallback& on_event, std::vector<Diagnostic>* diags) {
   i++;
   uint64_t events = 0;
+  Block last;  // where the previous event ended
   for (;;) {
     i = SkipSpace(d, i);
     if (i >= d.size()) {
@@ -163,7 +192,7 @@ uint64_t ScanArray(std::string_view d, uint64_t i, const ScanLimits& limits,
       continue;
     }
     uint64_t end = 0;
-    Skip r = SkipValue(d, i, limits.max_depth, &end);
+    Skip r = SkipValue(d, i, limits.max_depth, &end, &last);
     if (r == Skip::kTruncated) {
       diags->push_back({Code::kTruncated, "", i,
                         "file ends inside an event; kept the " + std::to_string(events) +
