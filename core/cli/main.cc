@@ -7,11 +7,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cerrno>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <iostream>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "args.h"
@@ -22,6 +26,53 @@ namespace fs = std::filesystem;
 using namespace tracemerge;
 
 namespace {
+
+// Writes the output on a second thread, so that the kernel's copy of it
+// overlaps the merge. At most 8 chunks (~8 MB) wait.
+class BackgroundWriter {
+ public:
+  explicit BackgroundWriter(FILE* f) : f_(f), thread_([this] { Run(); }) {}
+  ~BackgroundWriter() { Finish(); }
+  void Write(std::string_view chunk) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return queue_.size() < 8; });
+    queue_.emplace_back(chunk);
+    cv_.notify_all();
+  }
+  // Waits for the last chunk; false when a write failed.
+  bool Finish() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+      cv_.notify_all();
+    }
+    if (thread_.joinable()) thread_.join();
+    return !failed_;
+  }
+
+ private:
+  void Run() {
+    for (;;) {
+      std::string chunk;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return !queue_.empty() || done_; });
+        if (queue_.empty()) return;
+        chunk = std::move(queue_.front());
+        queue_.pop_front();
+        cv_.notify_all();
+      }
+      if (!failed_ && std::fwrite(chunk.data(), 1, chunk.size(), f_) != chunk.size()) failed_ = true;
+    }
+  }
+  FILE* f_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::string> queue_;
+  bool done_ = false;
+  bool failed_ = false;  // the writer thread's; read after join
+  std::thread thread_;   // last: starts once the rest is set up
+};
 
 // A one-line progress display on a terminal, at most 5 updates a second.
 class ProgressLine {
@@ -186,10 +237,9 @@ int main(int argc, char** argv) {
     std::cerr << "tracemerge: cannot write in " << dir << ": " << std::strerror(errno) << "\n";
     return 1;
   }
-  bool write_failed = false;
-  Report report = merger.Merge([&](std::string_view chunk) {
-    if (std::fwrite(chunk.data(), 1, chunk.size(), out) != chunk.size()) write_failed = true;
-  });
+  BackgroundWriter writer(out);
+  Report report = merger.Merge([&](std::string_view chunk) { writer.Write(chunk); });
+  bool write_failed = !writer.Finish();
   line.Clear();
   if (!to_stdout && std::fclose(out) != 0) write_failed = true;
   if (report.fatal || write_failed) {
