@@ -123,8 +123,8 @@ void Merger::Impl::Finish(Source& s) {
     s.pair_keys = {};
     s.proc_ix = {};
     s.thread_ix = {};
-    // The budget covers the event index too (and the sort order built from it later).
-    const uint64_t index_bytes = events.size() * (sizeof(Event) + 16);
+    // The budget covers the event index too (and the output order built from it later).
+    const uint64_t index_bytes = events.size() * (sizeof(Event) + sizeof(uint32_t));
     if (opt.store && index_bytes + arena_bytes + s.arena.size() > opt.memory_budget) Store(s);
     ByteBuffer exact = s.stored ? ByteBuffer() : s.arena.Copy();
     scratch_arena.swap(s.arena);

@@ -62,7 +62,7 @@ struct Options {
   // merge reports CANCELLED; bytes already sent to the sink are incomplete.
   std::function<bool(const Progress&)> progress;
   // Output templates (about the input, compacted) stay in memory while they and
-  // the event index (~56 bytes an event) fit in this many bytes; the templates
+  // the event index (~44 bytes an event) fit in this many bytes; the templates
   // of the sources beyond it go to `store` (when set) as they are parsed.
   uint64_t memory_budget = UINT64_MAX;
   std::shared_ptr<TemplateStore> store;

@@ -186,9 +186,12 @@ void WriteOutput(std::vector<Source>& sources, const BlockVector<Event>& events,
     w.MaybeFlush();
     return true;
   };
+  auto release_windows = [&] {
+    for (Source& s : sources) std::string().swap(s.window);
+  };
   auto stop = [&] {
     w.Flush();
-    for (Source& s : sources) std::string().swap(s.window);
+    release_windows();
   };
   for (uint32_t i : meta)
     if (!write_event(i)) return stop();
@@ -211,7 +214,7 @@ void WriteOutput(std::vector<Source>& sources, const BlockVector<Event>& events,
       if (!write_event(batch[k])) return stop();
     }
   }
-  for (Source& s : sources) std::string().swap(s.window);
+  release_windows();
   if (options.progress) options.progress(Progress{"write", total, total});
   for (Source& s : sources) report->sources.push_back(s.report);
   out.append("\n],\n\"displayTimeUnit\":\"ms\",\n\"metadata\":{\"tracemerge\":");

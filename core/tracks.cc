@@ -57,7 +57,8 @@ void Merger::Impl::AssignTracks(
   };
   std::vector<OutThread> out_threads;
   std::map<std::string, uint32_t> pid_of, thread_of;
-  std::map<std::pair<uint32_t, uint32_t>, uint32_t> out_thread_of;  // (source, thread) → out thread
+  constexpr uint32_t kNone = UINT32_MAX;
+  std::vector<std::vector<uint32_t>> out_thread(sources.size());  // [source][thread] → out thread
   uint32_t next_pid = 1;
   for (uint32_t si = 0; si < sources.size(); si++) {
     Source& s = sources[si];
@@ -65,6 +66,7 @@ void Merger::Impl::AssignTracks(
     const std::string stream = joins ? std::string(KindName(s.cls.kind)) + '\x1f' + s.cls.node
                                      : "file\x1f" + std::to_string(si);
     const std::string label = JsonEscape(s.cls.node) + " · " + KindName(s.cls.kind);
+    out_thread[si].assign(s.threads.size(), kNone);
     for (uint32_t ti = 0; ti < s.threads.size(); ti++) {
       Thread& t = s.threads[ti];
       if (!t.used) continue;
@@ -94,17 +96,11 @@ void Merger::Impl::AssignTracks(
       }
       auto [tit, new_thread] = thread_of.try_emplace(tkey, static_cast<uint32_t>(out_threads.size()));
       if (new_thread) out_threads.push_back({p.out_pid, t.tid_text, tname, {}, 1, {}});
-      out_thread_of[{si, ti}] = tit->second;
+      out_thread[si][ti] = tit->second;
     }
   }
 
   // Lanes: X slices of one thread that overlap without nesting go to lane 1, 2, …
-  std::vector<std::vector<uint32_t>> out_thread(sources.size());  // [source][thread] → out thread
-  for (auto& [key, index] : out_thread_of) {
-    auto& of = out_thread[key.first];
-    if (of.size() <= key.second) of.resize(key.second + 1);
-    of[key.second] = index;
-  }
   for (uint32_t i = 0; i < events.size(); i++)
     if (events[i].keep && events[i].ph == 'X')
       out_threads[out_thread[events[i].source][events[i].thread]].events.push_back(i);
@@ -148,7 +144,9 @@ void Merger::Impl::AssignTracks(
       thread_names->push_back({ot.pid, tid, l == 0 ? ot.name : ot.name + " #" + std::to_string(l + 1)});
     }
   }
-  for (auto& [key, index] : out_thread_of) sources[key.first].threads[key.second].lane_tids = out_threads[index].tids;
+  for (uint32_t si = 0; si < sources.size(); si++)
+    for (uint32_t ti = 0; ti < out_thread[si].size(); ti++)
+      if (out_thread[si][ti] != kNone) sources[si].threads[ti].lane_tids = out_threads[out_thread[si][ti]].tids;
 }
 
 

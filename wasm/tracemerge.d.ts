@@ -90,7 +90,6 @@ export declare function optionsToArgs(options: MergeOptions): string[];
 export declare function createStore(): {
   put(key: number, bytes: Uint8Array): boolean;
   get(key: number, offset: number, length: number): Uint8Array | null;
-  readonly bytes: number;
 };
 export declare function sourceName(file: File): string;
 

@@ -139,9 +139,6 @@ export function createStore() {
         return null;
       }
     },
-    get bytes() {
-      return keys.reduce((n, k) => n + (k?.size ?? 0), 0);
-    },
   };
 }
 
