@@ -49,6 +49,16 @@ class ByteBuffer {
     if (n) std::memcpy(Extend(n), p, n);
   }
   void push_back(char c) { *Extend(1) = c; }
+  // As append, for bytes that stay readable 16 past their end (padded input):
+  // short ones are copied 16 at a time, without a call to memcpy.
+  void AppendPadded(std::string_view s) {
+    if (s.size() <= 16 && cap_ - size_ >= 16) {
+      std::memcpy(data_ + size_, s.data(), 16);
+      size_ += s.size();
+    } else {
+      append(s);
+    }
+  }
   // n more bytes at the end, counted as written; the caller fills them.
   char* Extend(size_t n) {
     if (cap_ - size_ < n) Resize(std::max(size_ + n, cap_ + cap_ / 2 + 256));

@@ -1,156 +1,276 @@
 #include "event_parser.h"
 
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "numbers.h"
+#include "simdjson.h"
 
 namespace tracemerge {
-namespace od = simdjson::ondemand;
-
 namespace {
 
-bool Fail(std::string* error, const char* what, simdjson::error_code code = simdjson::SUCCESS) {
-  *error = what;
-  if (code != simdjson::SUCCESS) *error += std::string(" (") + simdjson::error_message(code) + ")";
-  return false;
-}
+// Values recurse: the tokenizer's max_depth bounds trace events, but a metrics
+// line reaches here unchecked, so this guard keeps a line of a million '['
+// from overflowing the stack.
+constexpr int kMaxNesting = 1024;
 
+bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 bool IsHex(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
-
-// True when one of the 8 bytes at p is a backslash or a control byte; most
-// strings have neither, so they are checked 8 bytes at a time.
-bool MaybeSpecial(const char* p) {
-  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
-  uint64_t x;
-  std::memcpy(&x, p, 8);
-  const uint64_t slash = x ^ (kOnes * '\\');
-  return (((x - kOnes * 0x20) & ~x) | ((slash - kOnes) & ~slash)) & kHigh;
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsNumberByte(char c) {
+  return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
 }
 
-// The string length limit of the parse in progress (set by EventParser).
-thread_local size_t max_string = SIZE_MAX;
+// Bits of the bytes among the 16 at p that end a plain run of string bytes
+// ('"', '\\', control bytes), and in *high those of non-ASCII bytes.
+uint32_t StringStops(const char* p, uint32_t* high) {
+#if defined(__SSE2__)
+  const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i stop = _mm_or_si128(
+      _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
+      _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f)));
+  *high = static_cast<uint32_t>(_mm_movemask_epi8(x));
+  return static_cast<uint32_t>(_mm_movemask_epi8(stop));
+#else
+  uint32_t stops = 0;
+  *high = 0;
+  for (int k = 0; k < 16; k++) {
+    const auto c = static_cast<unsigned char>(p[k]);
+    if (c == '"' || c == '\\' || c < 0x20) stops |= 1u << k;
+    if (c >= 0x80) *high |= 1u << k;
+  }
+  return stops;
+#endif
+}
 
-// Checks a raw string token (with quotes) and appends it verbatim.
-bool CopyString(std::string_view tok, ByteBuffer* out, std::string* error) {
-  if (tok.size() < 2 || tok.front() != '"' || tok.back() != '"') return Fail(error, "bad string");
-  if (tok.size() - 2 > max_string) {
-    *error = std::string(kStringTooLong) + " (" + std::to_string(max_string) + " bytes)";
+// One pass over the JSON text [p, end): validates it and, into *out, writes it
+// compact. The text must stay readable 16 bytes past end (the input is padded).
+struct Reader {
+  const char* const begin;
+  const char* p;
+  const char* const end;
+  ByteBuffer* out;
+  size_t max_string;
+  std::string error;
+  size_t error_at = 0;
+
+  bool Fail(const char* what) {
+    error = what;
+    error_at = static_cast<size_t>(p - begin);
     return false;
   }
-  size_t i = 1;
-  while (i + 9 <= tok.size() && !MaybeSpecial(tok.data() + i)) i += 8;
-  for (; i + 1 < tok.size(); i++) {
-    unsigned char c = tok[i];
-    if (c == '\\') {
-      if (i + 2 >= tok.size()) return Fail(error, "bad escape in string");
-      char e = tok[i + 1];
-      if (e == 'u') {
-        if (i + 6 >= tok.size() || !IsHex(tok[i + 2]) || !IsHex(tok[i + 3]) || !IsHex(tok[i + 4]) ||
-            !IsHex(tok[i + 5]))
-          return Fail(error, "bad \\u escape in string");
-      } else if (std::string_view("\"\\/bfnrt").find(e) == std::string_view::npos) {
-        return Fail(error, "bad escape in string");
-      }
-      i++;
-    } else if (c < 0x20) {
-      return Fail(error, "raw control character in string");
-    }
+  void SkipSpace() {
+    while (p < end && IsSpace(*p)) p++;
   }
-  if (out) out->append(tok);
-  return true;
-}
+  // Skips whitespace, then consumes `c` when it comes next.
+  bool Take(char c) {
+    SkipSpace();
+    if (p < end && *p == c) {
+      p++;
+      return true;
+    }
+    return false;
+  }
 
-// Validates one value and, when out is set, appends it in compact form.
-// On-Demand does not limit nesting and Walk recurses: the tokenizer's max_depth
-// bounds trace events, but a metrics line reaches here unchecked, so this guard
-// keeps a line of a million '[' from overflowing the stack.
-constexpr int kMaxNesting = 1024;
+  // The string at p; *tok is its token, quotes included.
+  bool String(std::string_view* tok) {
+    if (p >= end || *p != '"') return Fail("expected a string");
+    const char* q = p + 1;
+    uint32_t high = 0;
+    for (;;) {
+      uint32_t h;
+      const uint32_t stops = StringStops(q, &h);
+      if (!stops) {
+        high |= h;
+        q += 16;
+        if (q >= end) return Fail("unterminated string");
+        continue;
+      }
+      const int k = __builtin_ctz(stops);
+      high |= h & ((1u << k) - 1);
+      q += k;
+      if (q >= end) return Fail("unterminated string");
+      if (*q == '"') break;
+      if (*q == '\\') {
+        const char e = q + 1 < end ? q[1] : '\0';
+        if (e == 'u') {
+          if (q + 5 >= end || !IsHex(q[2]) || !IsHex(q[3]) || !IsHex(q[4]) || !IsHex(q[5])) {
+            p = q;
+            return Fail("bad \\u escape in string");
+          }
+          q += 6;
+        } else if (e && std::strchr("\"\\/bfnrt", e)) {
+          q += 2;
+        } else {
+          p = q;
+          return Fail("bad escape in string");
+        }
+        continue;
+      }
+      p = q;
+      return Fail("raw control character in string");
+    }
+    const size_t len = static_cast<size_t>(q - p - 1);
+    if (len > max_string) {
+      Fail("");
+      error = std::string(kStringTooLong) + " (" + std::to_string(max_string) + " bytes)";
+      return false;
+    }
+    if (high && !simdjson::validate_utf8(p + 1, len)) return Fail("string is not valid UTF-8");
+    *tok = std::string_view(p, len + 2);
+    p = q + 1;
+    return true;
+  }
 
-// *scalar, when given, receives the token of a string, number or literal.
-bool Walk(od::value v, ByteBuffer* out, std::string* error, int depth = 0, std::string_view* scalar = nullptr) {
-  if (depth >= kMaxNesting) return Fail(error, "nested deeper than 1024 levels");
-  od::json_type type;
-  if (auto e = v.type().get(type)) return Fail(error, "invalid value", e);
-  std::string_view tok;
-  if (type != od::json_type::object && type != od::json_type::array) {
-    tok = Trim(v.raw_json_token());
+  // Any value, written to out (numbers a double or int64 cannot hold as
+  // strings, so that strict readers accept the output too). *scalar, when
+  // given, receives the token of a string, number or literal ("" otherwise).
+  bool Value(int depth, std::string_view* scalar = nullptr) {
+    SkipSpace();
+    if (p >= end) return Fail("value expected");
+    std::string_view tok;
+    switch (*p) {
+      case '{':
+      case '[':
+        if (scalar) *scalar = {};
+        return Container(depth);
+      case '"':
+        if (!String(&tok)) return false;
+        out->AppendPadded(tok);
+        break;
+      case 't':
+      case 'f':
+      case 'n': {
+        const size_t n = *p == 'f' ? 5 : 4;
+        tok = std::string_view(p, std::min<size_t>(n, end - p));
+        if (tok != "true" && tok != "false" && tok != "null") return Fail("invalid literal");
+        out->append(tok);
+        p += n;
+        break;
+      }
+      default:
+        if (!Number(&tok)) return false;
+    }
     if (scalar) *scalar = tok;
+    return true;
   }
-  switch (type) {
-    case od::json_type::object: {
-      od::object obj;
-      if (auto e = v.get_object().get(obj)) return Fail(error, "invalid object", e);
-      if (out) out->push_back('{');
-      bool first = true;
-      for (auto fr : obj) {
-        od::field f;
-        if (auto e = std::move(fr).get(f)) return Fail(error, "invalid object", e);
-        std::string_view key = Trim(f.key_raw_json_token());
-        if (out && !first) out->push_back(',');
-        first = false;
-        if (!CopyString(key, out, error)) return false;
-        if (out) out->push_back(':');
-        if (!Walk(f.value(), out, error, depth + 1)) return false;
-      }
-      if (out) out->push_back('}');
-      return true;
+
+  // A number, validated and written in one pass; one a double or an int64
+  // cannot hold is written as a string, so that strict readers accept it too.
+  bool Number(std::string_view* tok) {
+    const char* q = p + (*p == '-');
+    const char* const digits = q;
+    if (q < end && *q == '0') q++;
+    else while (q < end && IsDigit(*q)) q++;
+    if (q == digits) return Fail(q == p ? "unexpected character" : "invalid number");
+    const size_t whole = static_cast<size_t>(q - digits);
+    bool exponent = false;
+    if (q < end && *q == '.') {
+      const char* f = ++q;
+      while (q < end && IsDigit(*q)) q++;
+      if (q == f) return Fail("invalid number");
     }
-    case od::json_type::array: {
-      od::array arr;
-      if (auto e = v.get_array().get(arr)) return Fail(error, "invalid array", e);
-      if (out) out->push_back('[');
-      bool first = true;
-      for (auto er : arr) {
-        od::value el;
-        if (auto e = std::move(er).get(el)) return Fail(error, "invalid array", e);
-        if (out && !first) out->push_back(',');
-        first = false;
-        if (!Walk(el, out, error, depth + 1)) return false;
-      }
-      if (out) out->push_back(']');
-      return true;
+    if (q < end && (*q == 'e' || *q == 'E')) {
+      q += q + 1 < end && (q[1] == '+' || q[1] == '-') ? 2 : 1;
+      const char* x = q;
+      while (q < end && IsDigit(*q)) q++;
+      if (q == x) return Fail("invalid number");
+      exponent = true;
     }
-    case od::json_type::string:
-      return CopyString(tok, out, error);
-    case od::json_type::number: {
-      if (!IsJsonNumber(tok)) return Fail(error, "invalid number");
-      // Out of a double's or 64-bit range (1e400, 2^64): kept, as a string,
-      // so that strict readers accept the output too.
-      if (out && !IsPortableNumber(tok)) {
-        out->push_back('"');
-        out->append(tok);
-        out->push_back('"');
-      } else if (out) {
-        out->append(tok);
-      }
-      return true;
+    if (q < end && IsNumberByte(*q)) return Fail("invalid number");
+    *tok = std::string_view(p, q - p);
+    p = q;
+    if ((!exponent && whole < 19) || IsPortableNumber(*tok)) {
+      out->AppendPadded(*tok);
+    } else {
+      out->push_back('"');
+      out->append(*tok);
+      out->push_back('"');
     }
-    case od::json_type::boolean:
-    case od::json_type::null: {
-      if (tok != "true" && tok != "false" && tok != "null") return Fail(error, "invalid literal");
-      if (out) out->append(tok);
-      return true;
-    }
+    return true;
   }
-  return Fail(error, "invalid value");
-}
 
-// Validates one value (appending it when out is set) and returns the token of
-// a scalar in *tok ("" for objects and arrays).
-bool CopyCapture(od::value v, ByteBuffer* out, std::string_view* tok, std::string* error) {
-  *tok = {};
-  return Walk(v, out, error, 0, tok);
-}
+  bool Container(int depth) {
+    if (depth >= kMaxNesting) return Fail("nested deeper than 1024 levels");
+    const bool object = *p == '{';
+    const char close = object ? '}' : ']';
+    out->push_back(*p++);
+    if (Take(close)) {
+      out->push_back(close);
+      return true;
+    }
+    do {
+      if (object) {
+        std::string_view key;
+        if (!Key(&key)) return false;
+        out->AppendPadded(key);
+        out->push_back(':');
+      }
+      if (!Value(depth + 1)) return false;
+      if (Take(close)) {
+        out->push_back(close);
+        return true;
+      }
+      out->push_back(',');
+    } while (Take(','));
+    return Fail(object ? "expected ',' or '}'" : "expected ',' or ']'");
+  }
 
-bool Open(od::parser& parser, const char* data, size_t len, od::document* doc, od::object* obj,
-          std::string* error) {
-  auto e = parser.iterate(data, len, len + simdjson::SIMDJSON_PADDING).get(*doc);
-  if (e) return Fail(error, "invalid JSON", e);
-  if ((e = doc->get_object().get(*obj))) return Fail(error, "event is not a JSON object", e);
-  return true;
-}
+  // A key and its colon; *raw keeps the quotes.
+  bool Key(std::string_view* raw) {
+    SkipSpace();
+    if (!String(raw)) return false;
+    if (!Take(':')) return Fail("expected ':' after the key");
+    return true;
+  }
+
+  // The fields of an object, each handed to field(raw key, unquoted key) which
+  // reads its value; writes the braces and commas. Ends after the '}'.
+  template <class F>
+  bool Fields(F&& field) {
+    if (!Take('{')) return Fail("expected an object");
+    out->push_back('{');
+    if (Take('}')) {
+      out->push_back('}');
+      return true;
+    }
+    bool first = true;
+    do {
+      std::string_view raw;
+      if (!Key(&raw)) return false;
+      if (!first) out->push_back(',');
+      first = false;
+      if (!field(raw, Unquote(raw))) return false;
+      if (Take('}')) {
+        out->push_back('}');
+        return true;
+      }
+    } while (Take(','));
+    return Fail("expected ',' or '}'");
+  }
+
+  // A value that is validated but not written.
+  bool Skip(std::string_view* scalar) {
+    const size_t mark = out->size();
+    const bool ok = Value(1, scalar);
+    out->truncate(mark);
+    return ok;
+  }
+
+  bool AtObject() {
+    SkipSpace();
+    return p < end && *p == '{';
+  }
+
+  bool End() {
+    SkipSpace();
+    return p == end || Fail("unexpected text after the object");
+  }
+};
 
 // Writes a placeholder for an id: kIdMark, the local number, kIdEnd.
 void PutId(std::string_view tok, IdTable* ids, ByteBuffer* out) {
@@ -172,154 +292,110 @@ std::string_view IdKey(std::string_view token) { return Unquote(token); }
 bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::string* error, ByteBuffer* out,
                         IdTable* ids) {
   *f = {};
-  max_string = max_string_;
-  od::document doc;
-  od::object obj;
-  if (!Open(parser_, data, len, &doc, &obj, error)) return false;
-  auto put = [&](std::string_view text) {
-    if (out) out->append(text);
-  };
-  auto put_mark = [&](char mark) {
-    if (out) out->push_back(mark);
-  };
-  put("{");
-  bool first = true, had_pid = false, had_tid = false;
-  for (auto fr : obj) {
-    od::field field;
-    if (auto e = std::move(fr).get(field)) return Fail(error, "invalid JSON", e);
-    std::string_view raw_key = Trim(field.key_raw_json_token());
-    if (!CopyString(raw_key, nullptr, error)) return false;
-    std::string_view key = Unquote(raw_key);
-    if (!first) put(",");
-    first = false;
-    put(raw_key);
-    put(":");
-    od::value v = field.value();
-    std::string_view tok;
-    if (key == "args") {
-      od::object args;
-      if (v.get_object().get(args) != simdjson::SUCCESS) {
-        if (!Walk(field.value(), out, error)) return false;
-        continue;
-      }
-      put("{");
-      bool afirst = true;
-      for (auto ar : args) {
-        od::field a;
-        if (auto e = std::move(ar).get(a)) return Fail(error, "invalid JSON in args", e);
-        std::string_view akey = Trim(a.key_raw_json_token());
-        if (!CopyString(akey, nullptr, error)) return false;
-        if (!afirst) put(",");
-        afirst = false;
-        put(akey);
-        put(":");
-        if (!CopyCapture(a.value(), out, &tok, error)) return false;
-        akey = Unquote(akey);
+  if (!out) {
+    scratch_.clear();
+    scratch_ids_.clear();
+    out = &scratch_;
+    ids = &scratch_ids_;
+  }
+  Reader r{data, data, data + len, out, max_string_, {}, 0};
+  bool had_pid = false, had_tid = false;
+  std::string_view tok;
+  auto field = [&](std::string_view raw_key, std::string_view key) {
+    out->AppendPadded(raw_key);
+    out->push_back(':');
+    if (key == "args" && r.AtObject()) {
+      return r.Fields([&](std::string_view raw, std::string_view akey) {
+        out->AppendPadded(raw);
+        out->push_back(':');
+        if (!r.Value(1, &tok)) return false;
         if (akey == "name") f->arg_name = Unquote(tok);
         else if (akey == "start_time_since_epoch_in_micros") f->arg_start_time = tok;
         else if (akey == "step_num") f->arg_step_num = tok;
-      }
-      put("}");
-      continue;
+        return true;
+      });
     }
-    if (key == "id2") {  // {"global": x} ids are renumbered, {"local": x} stay per process
-      od::object id2;
-      if (v.get_object().get(id2) != simdjson::SUCCESS) {
-        if (!Walk(field.value(), out, error)) return false;
-        continue;
-      }
-      put("{");
-      bool ifirst = true;
-      for (auto ir : id2) {
-        od::field g;
-        if (auto e = std::move(ir).get(g)) return Fail(error, "invalid JSON in id2", e);
-        std::string_view gkey = Trim(g.key_raw_json_token());
-        if (!CopyString(gkey, nullptr, error)) return false;
-        if (!ifirst) put(",");
-        ifirst = false;
-        put(gkey);
-        put(":");
-        if (Unquote(gkey) != "global") {
-          if (!Walk(g.value(), out, error)) return false;
-          continue;
-        }
-        if (!CopyCapture(g.value(), nullptr, &tok, error)) return false;
-        if (tok.empty()) return Fail(error, "id2.global is not a scalar");
+    if (key == "id2" && r.AtObject()) {  // {"global": x} ids are renumbered, {"local": x} stay per process
+      return r.Fields([&](std::string_view raw, std::string_view ikey) {
+        out->AppendPadded(raw);
+        out->push_back(':');
+        if (ikey != "global") return r.Value(1);
+        if (!r.Skip(&tok)) return false;
+        if (tok.empty()) return r.Fail("id2.global is not a scalar");
         f->id2_global = tok;
-        if (out) PutId(tok, ids, out);
-      }
-      put("}");
-      continue;
+        PutId(tok, ids, out);
+        return true;
+      });
     }
     // Fields the merge rewrites: validated and captured, written as placeholders.
-    const bool rewritten = key == "pid" || key == "tid" || key == "ts" || key == "dur" || key == "id" ||
-                           key == "bind_id";
-    if (!CopyCapture(v, rewritten ? nullptr : out, &tok, error)) return false;
-    if (key == "pid") {
-      f->pid = tok;
-      had_pid = true;
-      put_mark(kPidMark);
-    } else if (key == "tid") {
-      f->tid = tok;
-      had_tid = true;
-      put_mark(kTidMark);
-    } else if (key == "ts") {
-      f->ts = tok;
-      put_mark(kTsMark);
-    } else if (key == "dur") {
-      f->dur = tok;
-      auto dur = ParseMicros(tok);
-      if (out) {
-        if (dur && *dur >= 0) AppendMicros(*out, *dur);
-        else out->push_back('0');  // the merge warns about it
-      }
-    } else if (key == "id" || key == "bind_id") {
-      if (tok.empty()) return Fail(error, "id is not a scalar");
-      (key == "id" ? f->id : f->bind_id) = tok;
-      if (out) PutId(tok, ids, out);
-    } else if (key == "ph") {
-      f->ph = Unquote(tok);
-    } else if (key == "name") {
-      f->name = Unquote(tok);
-    } else if (key == "cat") {
-      f->cat = Unquote(tok);
+    if (key == "pid" || key == "tid" || key == "ts") {
+      if (!r.Skip(&tok)) return false;
+      (key == "pid" ? f->pid : key == "tid" ? f->tid : f->ts) = tok;
+      had_pid |= key == "pid";
+      had_tid |= key == "tid";
+      out->push_back(key == "pid" ? kPidMark : key == "tid" ? kTidMark : kTsMark);
+      return true;
     }
+    if (key == "dur") {
+      if (!r.Skip(&f->dur)) return false;
+      auto dur = ParseMicros(f->dur);
+      if (dur && *dur >= 0) AppendMicros(*out, *dur);
+      else out->push_back('0');  // the merge warns about it
+      return true;
+    }
+    if (key == "id" || key == "bind_id") {
+      if (!r.Skip(&tok)) return false;
+      if (tok.empty()) return r.Fail("id is not a scalar");
+      (key == "id" ? f->id : f->bind_id) = tok;
+      PutId(tok, ids, out);
+      return true;
+    }
+    if (!r.Value(1, &tok)) return false;
+    if (key == "ph") f->ph = Unquote(tok);
+    else if (key == "name") f->name = Unquote(tok);
+    else if (key == "cat") f->cat = Unquote(tok);
+    return true;
+  };
+  if (!r.Fields(field) || !r.End()) {
+    *error = std::move(r.error);
+    error_offset_ = r.error_at;
+    return false;
   }
+  // Every output event has a pid and a tid, before its closing brace.
+  out->truncate(out->size() - 1);
+  const bool empty = out->view().back() == '{';
   if (!had_pid) {
-    put(first ? "\"pid\":" : ",\"pid\":");
-    put_mark(kPidMark);
-    first = false;
+    out->append(empty ? "\"pid\":" : ",\"pid\":");
+    out->push_back(kPidMark);
   }
-  if (!had_tid) {
-    put(first ? "\"tid\":" : ",\"tid\":");
-    put_mark(kTidMark);
+  if (!had_tid) {  // after the fields or the pid just written
+    out->append(",\"tid\":");
+    out->push_back(kTidMark);
   }
-  put("}");
+  out->push_back('}');
   return true;
 }
 
-bool EventParser::ParseMetric(const char* data, size_t len, MetricFields* out,
-                              std::string* error) {
-  max_string = max_string_;
-  *out = {};
-  od::document doc;
-  od::object obj;
-  if (!Open(parser_, data, len, &doc, &obj, error)) return false;
-  for (auto fr : obj) {
-    od::field f;
-    if (auto e = std::move(fr).get(f)) return Fail(error, "invalid JSON", e);
-    std::string_view key = Trim(f.key_raw_json_token());
-    if (!CopyString(key, nullptr, error)) return false;
-    key = Unquote(key);
-    std::string_view tok;
-    if (!CopyCapture(f.value(), nullptr, &tok, error)) return false;
-    if (key == "Name") out->name = Unquote(tok);
-    else if (key == "Dimension") out->dimension = Unquote(tok);
-    else if (key == "NodeId") out->node = Unquote(tok);
-    else if (key == "Value") out->value = tok;
-    else if (key == "Timestamp") out->timestamp = tok;
+bool EventParser::ParseMetric(const char* data, size_t len, MetricFields* m, std::string* error) {
+  *m = {};
+  scratch_.clear();
+  Reader r{data, data, data + len, &scratch_, max_string_, {}, 0};
+  std::string_view tok;
+  const bool ok = r.Fields([&](std::string_view, std::string_view key) {
+                    if (!r.Skip(&tok)) return false;
+                    if (key == "Name") m->name = Unquote(tok);
+                    else if (key == "Dimension") m->dimension = Unquote(tok);
+                    else if (key == "NodeId") m->node = Unquote(tok);
+                    else if (key == "Value") m->value = tok;
+                    else if (key == "Timestamp") m->timestamp = tok;
+                    return true;
+                  }) &&
+                  r.End();
+  if (!ok) {
+    *error = std::move(r.error);
+    error_offset_ = r.error_at;
   }
-  return true;
+  return ok;
 }
 
 }  // namespace tracemerge

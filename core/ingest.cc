@@ -228,7 +228,8 @@ void Merger::Impl::ParseEvent(Source& s, Span sp) {
     s.arena.truncate(mark);
     s.report.events_dropped++;
     const bool too_long = error.rfind(kStringTooLong, 0) == 0;
-    return Warn(s, too_long ? Code::kTooLarge : Code::kBadJson, sp.offset, "event dropped: " + error);
+    return Warn(s, too_long ? Code::kTooLarge : Code::kBadJson, sp.offset + parser.error_offset(),
+                "event dropped: " + error);
   }
   // From here on, an event that is not kept takes its template back out.
   struct Cut {

@@ -47,13 +47,18 @@ bool IsPortableNumber(std::string_view t) {
   if (!IsJsonNumber(t)) return false;
   const bool neg = t.front() == '-';
   std::string_view digits = neg ? t.substr(1) : t;
-  if (digits.find_first_of(".eE") == std::string_view::npos) {  // an integer: int64 or uint64
+  bool fraction = false, exponent = false;  // (find_first_of calls memchr per byte)
+  for (char c : digits) {
+    fraction |= c == '.';
+    exponent |= c == 'e' || c == 'E';
+  }
+  if (!fraction && !exponent) {  // an integer: int64 or uint64
     if (digits.size() != 19 && digits.size() != 20) return digits.size() < 19;
     if (neg) return digits.size() == 19 && digits <= "9223372036854775808";
     return digits.size() == 19 || digits <= "18446744073709551615";
   }
   // Under 300 digits without an exponent stays far below DBL_MAX (1.8e308).
-  if (digits.find_first_of("eE") == std::string_view::npos && digits.size() < 300) return true;
+  if (!exponent && digits.size() < 300) return true;
   std::string copy(t);
   return std::isfinite(std::strtod(copy.c_str(), nullptr));  // underflow to 0 is fine
 }

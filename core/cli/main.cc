@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <filesystem>
@@ -184,6 +185,10 @@ int main(int argc, char** argv) {
     return true;
   };
   Merger merger(merge_opt);
+  // TRACEMERGE_STATS=1: phase times on stderr (for scripts/bench.sh).
+  const bool stats = std::getenv("TRACEMERGE_STATS") != nullptr;
+  const auto t_start = std::chrono::steady_clock::now();
+  auto since = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count(); };
   std::vector<char> buf(1 << 20);
   for (const Input& in : inputs) {
     FILE* f = std::fopen(in.disk_path.c_str(), "rb");
@@ -238,8 +243,16 @@ int main(int argc, char** argv) {
     return 1;
   }
   BackgroundWriter writer(out);
-  Report report = merger.Merge([&](std::string_view chunk) { writer.Write(chunk); });
+  const double t_read = since();
+  double t_first = -1;
+  Report report = merger.Merge([&](std::string_view chunk) {
+    if (t_first < 0) t_first = since();
+    writer.Write(chunk);
+  });
   bool write_failed = !writer.Finish();
+  if (stats)
+    std::fprintf(stderr, "phase-seconds read+parse %.3f plan %.3f write %.3f\n", t_read, t_first - t_read,
+                 since() - t_first);
   line.Clear();
   if (!to_stdout && std::fclose(out) != 0) write_failed = true;
   if (report.fatal || write_failed) {

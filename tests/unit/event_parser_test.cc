@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 
 namespace tracemerge {
@@ -40,11 +41,90 @@ TEST(EventParser, RejectsInvalidJson) {
   EventFields f;
   std::string error;
   for (std::string bad : {R"({"ph":"X","a":tru})", R"({"ph":"X","a":[1,}])", R"({"ph":"X","a":01})",
-                          R"({"ph":"X","a":"\q"})", "{\"ph\":\"X\",\"a\":\"\xff\"}", R"({"ph" "X"})"}) {
+                          R"({"ph":"X","a":"\q"})", "{\"ph\":\"X\",\"a\":\"\xff\"}", R"({"ph" "X"})",
+                          R"({"a":-})", R"({"a":1.})", R"({"a":.5})", R"({"a":1e})", R"({"a":+1})", R"({"a":1.5.3})",
+                          R"({"a":nul})", R"({"a":"\u12"})", R"({"a":"open})", R"({"a":1} x)", R"({"a":1,})",
+                          R"([1])", R"({"a":{"b":1})", R"({"a" :1 "b":2})", "{\"a\":\"\xc3\x28\"}"}) {
     Padded p(bad);
     EXPECT_FALSE(parser.Parse(p.data.data(), p.len, &f, &error)) << bad;
     EXPECT_FALSE(error.empty());
   }
+}
+
+TEST(EventParser, SaysWhereTheEventGoesWrong) {
+  EventParser parser;
+  EventFields f;
+  std::string error;
+  Padded p(R"({"ph":"X", "args":{"a":[1, 2, tru]}})");
+  ASSERT_FALSE(parser.Parse(p.data.data(), p.len, &f, &error));
+  EXPECT_EQ(error, "invalid literal");
+  EXPECT_EQ(parser.error_offset(), p.data.find("tru"));
+}
+
+TEST(EventParser, KeepsNumbersStrictReadersRefuseAsStrings) {
+  Padded p(R"({"a":-0,"b":1E+5,"c":1e400,"d":18446744073709551616,"e":-9223372036854775808,"f":0.5e-3})");
+  EventParser parser;
+  EventFields f;
+  IdTable ids;
+  ByteBuffer tpl;
+  std::string error;
+  ASSERT_TRUE(parser.Parse(p.data.data(), p.len, &f, &error, &tpl, &ids)) << error;
+  EXPECT_EQ(tpl.view(), "{\"a\":-0,\"b\":1E+5,\"c\":\"1e400\",\"d\":\"18446744073709551616\","
+                        "\"e\":-9223372036854775808,\"f\":0.5e-3,\"pid\":\x01,\"tid\":\x02}");
+}
+
+// Against simdjson's DOM on mutated events: the same events are valid, and a
+// valid event's template is its minified text (plus the pid and tid marks).
+TEST(EventParser, AgreesWithSimdjsonOnMutatedEvents) {
+  const std::string seeds[] = {
+      R"({"name": "a\"b\u00e9", "cat": "c", "args": {"x": [1, -2.5e3, true, null, {"y": "z"}], "s": "\n"}})",
+      R"({ "k" : [ [ ] , { } , "" , 0 , -0.0 , 1E-2 ] , "\u20ac" : false })",
+      "{\"utf\":\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\",\"n\":123456789012345678}",
+  };
+  const std::string alphabet = "{}[]\":,\\ -+.0123456789eEtrufalsn\x01\x80\xc3\xa9u";
+  std::mt19937 rng(5);
+  simdjson::dom::parser dom;
+  EventParser parser;
+  int valid = 0, invalid = 0;
+  for (int round = 0; round < 20000; round++) {
+    std::string ev = seeds[round % 3];
+    for (int m = rng() % 3; m >= 0; m--) {
+      const size_t at = rng() % ev.size();
+      const char c = alphabet[rng() % alphabet.size()];
+      switch (rng() % 3) {
+        case 0: ev[at] = c; break;
+        case 1: ev.insert(ev.begin() + at, c); break;
+        default: ev.erase(at, 1);
+      }
+    }
+    simdjson::dom::element doc;
+    const auto dom_error = dom.parse(ev).get(doc);
+    if (dom_error == simdjson::NUMBER_ERROR || dom_error == simdjson::BIGINT_ERROR) continue;  // kept as strings here
+    const bool dom_ok = !dom_error && doc.is_object();
+    Padded p(ev);
+    EventFields f;
+    IdTable ids;
+    ByteBuffer tpl;
+    std::string error;
+    const bool ok = parser.Parse(p.data.data(), p.len, &f, &error, &tpl, &ids);
+    ASSERT_EQ(ok, dom_ok) << ev << "\n" << error;
+    if (!ok) {
+      invalid++;
+      EXPECT_LE(parser.error_offset(), ev.size()) << ev;
+      continue;
+    }
+    valid++;
+    std::string minified(ev.size(), ' ');  // the text, without whitespace outside strings
+    size_t minified_len = 0;
+    ASSERT_FALSE(simdjson::minify(ev.data(), ev.size(), minified.data(), minified_len));
+    minified.resize(minified_len);
+    const std::string marks = minified == "{}" ? "\"pid\":\x01,\"tid\":\x02}" : ",\"pid\":\x01,\"tid\":\x02}";
+    minified.insert(minified.size() - 1, marks.substr(0, marks.size() - 1));
+    if (ev.find("\"name\"") == std::string::npos && ev.find("\"cat\"") == std::string::npos)
+      EXPECT_EQ(tpl.view(), minified) << ev;
+  }
+  EXPECT_GT(valid, 1000);
+  EXPECT_GT(invalid, 1000);
 }
 
 TEST(EventParser, TemplateMarksWhatTheMergeFillsInAndCopiesTheRest) {
