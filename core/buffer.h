@@ -51,7 +51,7 @@ class ByteBuffer {
   void push_back(char c) { *Extend(1) = c; }
   // As append, for bytes that stay readable 16 past their end (padded input):
   // short ones are copied 16 at a time, without a call to memcpy.
-  void AppendPadded(std::string_view s) {
+  __attribute__((always_inline)) void AppendPadded(std::string_view s) {  // (clang for wasm would not)
     if (s.size() <= 16 && cap_ - size_ >= 16) {
       std::memcpy(data_ + size_, s.data(), 16);
       size_ += s.size();

@@ -40,6 +40,20 @@ void TimeOrder::AddRun(std::vector<uint32_t> run) {
   runs_.push_back(std::move(run));
 }
 
+// Moves the heap's top down to its place after its key grew: one pass down,
+// where pop_heap + push_heap would take two.
+void TimeOrder::SiftTop() {
+  const size_t n = heap_.size();
+  const Head top = heap_[0];
+  size_t i = 0;
+  for (size_t c; (c = 2 * i + 1) < n; i = c) {
+    if (c + 1 < n && heap_[c] > heap_[c + 1]) c++;
+    if (!(top > heap_[c])) break;
+    heap_[i] = heap_[c];
+  }
+  heap_[i] = top;
+}
+
 size_t TimeOrder::Next(uint32_t* out, size_t n) {
   if (!started_) {
     started_ = true;
@@ -49,11 +63,12 @@ size_t TimeOrder::Next(uint32_t* out, size_t n) {
   }
   size_t got = 0;
   while (got < n && !heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
-    Head& h = heap_.back();
+    Head& h = heap_.front();
     std::vector<uint32_t>& run = runs_[h.run];
-    // Take this run's events while they stay first (no other run starts earlier).
-    const Head* next = heap_.size() > 1 ? &heap_.front() : nullptr;
+    // Take this run's events while they stay first (no other run starts
+    // earlier): the next run up is the smaller of the top's two children.
+    const size_t size = heap_.size();
+    const Head* next = size < 2 ? nullptr : size > 2 && heap_[1] > heap_[2] ? &heap_[2] : &heap_[1];
     do {
       // Sorted runs of unsorted files jump around in the index: load ahead.
       if (h.pos + 8 < run.size()) __builtin_prefetch(&events_[run[h.pos + 8]]);
@@ -62,11 +77,12 @@ size_t TimeOrder::Next(uint32_t* out, size_t n) {
              (!next || !(Head{events_[run[h.pos]].ts, h.run, 0} > *next)));
     if (h.pos < run.size()) {
       h.ts = events_[run[h.pos]].ts;
-      std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
     } else {
       std::vector<uint32_t>().swap(run);
+      h = heap_.back();
       heap_.pop_back();
     }
+    if (!heap_.empty()) SiftTop();
   }
   return got;
 }

@@ -144,6 +144,7 @@ class TimeOrder {
     uint32_t run, pos;
     bool operator>(const Head& o) const { return ts != o.ts ? ts > o.ts : run > o.run; }
   };
+  void SiftTop();
   const BlockVector<Event>& events_;
   std::vector<std::vector<uint32_t>> runs_;  // added in path order: ties go to the earlier
   std::vector<Head> heap_;

@@ -1,0 +1,49 @@
+// The output order: a lazy k-way merge of per-source runs must equal a stable
+// sort by time of all events, ties going to the earlier run, then file order.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include "merger_internal.h"
+
+namespace tracemerge {
+namespace {
+
+TEST(TimeOrder, EqualsAStableSortOfAllRunsWhateverTheBatchSize) {
+  std::mt19937 rng(3);
+  for (int round = 0; round < 50; round++) {
+    BlockVector<Event> events;
+    std::vector<std::vector<uint32_t>> runs(1 + rng() % 12);
+    std::vector<std::tuple<int64_t, size_t, size_t, uint32_t>> expected;  // (ts, run, position, event)
+    for (size_t r = 0; r < runs.size(); r++) {
+      const size_t n = rng() % 200;
+      const bool sorted = rng() % 2;
+      for (size_t k = 0; k < n; k++) {
+        Event e;
+        e.ts = sorted ? static_cast<int64_t>(k / 3) : static_cast<int64_t>(rng() % 50);  // many ties
+        runs[r].push_back(static_cast<uint32_t>(events.size()));
+        events.push_back(e);
+      }
+    }
+    TimeOrder order(events);
+    for (size_t r = 0; r < runs.size(); r++) {
+      // The run's own order is time, then file order (its indices ascend).
+      std::vector<uint32_t> run = runs[r];
+      std::stable_sort(run.begin(), run.end(), [&](uint32_t a, uint32_t b) { return events[a].ts < events[b].ts; });
+      for (size_t k = 0; k < run.size(); k++) expected.emplace_back(events[run[k]].ts, r, k, run[k]);
+      order.AddRun(runs[r]);
+    }
+    std::sort(expected.begin(), expected.end());
+    ASSERT_EQ(order.size(), expected.size());
+    std::vector<uint32_t> got, batch(1 + rng() % 64);
+    while (size_t n = order.Next(batch.data(), batch.size())) got.insert(got.end(), batch.begin(), batch.begin() + n);
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t i = 0; i < got.size(); i++) ASSERT_EQ(got[i], std::get<3>(expected[i])) << "round " << round << " at " << i;
+  }
+}
+
+}  // namespace
+}  // namespace tracemerge
