@@ -126,7 +126,7 @@ void Merger::Impl::Finish(Source& s) {
     // The budget covers the event index too (and the output order built from it later).
     const uint64_t index_bytes = events.size() * (sizeof(Event) + sizeof(uint32_t));
     if (opt.store && index_bytes + arena_bytes + s.arena.size() > opt.memory_budget) Store(s);
-    ByteBuffer exact = s.stored ? ByteBuffer() : s.arena.Copy();
+    ByteBuffer exact = s.stored ? ByteBuffer() : Compact(s);
     scratch_arena.swap(s.arena);
     s.arena.swap(exact);
     arena_bytes += s.arena.size();
@@ -137,6 +137,47 @@ void Merger::Impl::Finish(Source& s) {
 void Merger::Impl::Recycle(std::string& buffer) {
   if (buffer.capacity() > spare_input.capacity()) spare_input.swap(buffer);
   std::string().swap(buffer);
+}
+
+// The source's templates at their exact size. When nothing depends on the
+// file order of its events — no begin/end pairs (they match in file order),
+// one time base for all — events and templates are first put in time order
+// (stable; metadata first): the writer, which visits events by time, then
+// reads forward, and Merge() finds the source sorted. smdebug's and TF's
+// traces are often out of order.
+ByteBuffer Merger::Impl::Compact(Source& s) {
+  const uint64_t first = s.first_event;
+  const auto n = static_cast<uint32_t>(s.event_count);
+  auto key = [&](uint32_t i) {
+    const Event& e = events[first + i];
+    return e.ph == 'M' ? INT64_MIN : e.ts;
+  };
+  bool sorted = true;
+  for (uint32_t i = 1; i < n && sorted; i++) sorted = key(i - 1) <= key(i);
+  if (sorted || s.has_pairs || (s.based_events && s.relative_events)) return s.arena.Copy();
+  std::vector<std::pair<int64_t, uint32_t>> order(n);  // (time, file position) → (new offset, file position)
+  for (uint32_t i = 0; i < n; i++) order[i] = {key(i), i};
+  std::sort(order.begin(), order.end());
+  ByteBuffer exact;
+  exact.reserve(s.arena.size());
+  for (auto& [at, i] : order) {
+    const Event& e = events[first + i];
+    at = static_cast<int64_t>(exact.size());
+    exact.append(s.arena.data() + e.offset, e.length);
+  }
+  std::vector<uint32_t> position(n);  // file position → time position
+  for (uint32_t k = 0; k < n; k++) position[order[k].second] = k;
+  for (auto& mark : s.step_marks) mark.second = position[mark.second];
+  for (auto& mark : s.profiler_steps) mark.second = position[mark.second];
+  for (uint32_t i = 0; i < n; i++) {  // each swap puts one event in its place
+    while (position[i] != i) {
+      const uint32_t to = position[i];
+      std::swap(events[first + i], events[first + to]);
+      std::swap(position[i], position[to]);
+    }
+  }
+  for (uint32_t k = 0; k < n; k++) events[first + k].offset = static_cast<uint64_t>(order[k].first);
+  return exact;
 }
 
 // Moves the source's templates to the store, in time order so that the writer
@@ -311,6 +352,8 @@ void Merger::Impl::ParseEvent(Source& s, Span sp) {
   }
   cut.keep = true;
   e.source = parsing;
+  s.has_pairs |= ph == 'B' || ph == 'E' || IsPairPhase(ph);
+  if (e.has_ts) (e.based ? s.based_events : s.relative_events) = true;
   events.push_back(e);
 }
 

@@ -120,6 +120,8 @@ struct Source {
   // are events[first_event, first_event + event_count) of the merge.
   uint64_t first_event = 0, event_count = 0;
   std::vector<std::pair<int64_t, uint32_t>> step_marks, profiler_steps;  // (step, local event)
+  bool has_pairs = false;                        // B/E, b/e or S/F events
+  bool based_events = false, relative_events = false;  // has_ts events with based set / not
   std::vector<Diagnostic> warnings;
   int64_t header_base = 0;  // smdebug clock header, if seen
   bool have_header = false;
@@ -208,6 +210,7 @@ struct Merger::Impl {
   void Parse(Source& s);
   void ParseEvent(Source& s, Span span);
   void ParseMetrics(Source& s);
+  ByteBuffer Compact(Source& s);
   void Store(Source& s);
   void Recycle(std::string& buffer);
   std::string spare_input;  // reused from source to source; freed by Merge()

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 
 #include "store.h"
 #include "test_util.h"
@@ -85,6 +86,35 @@ TEST(Store, UnsortedSourceIsReadBackInFewWindows) {
   EXPECT_TRUE(SameText(stored.output, memory.output));
   EXPECT_EQ(stored.report.events_written, 20000u);
   EXPECT_LE(store->gets, 10);
+}
+
+TEST(Store, OutOfOrderSourcesPutInTimeOrderInMemoryMergeAsInFileOrder) {
+  // In memory, a source without begin/end pairs is put in time order as it is
+  // parsed; stored, it stays in file order. Ties, lanes, steps and windows
+  // must come out the same either way.
+  std::mt19937 rng(9);
+  std::string trace = R"([{"ph":"M","name":"process_name","pid":1,"args":{"name":"p"}},)";
+  for (int i = 0; i < 3000; i++) {
+    const int ts = static_cast<int>(rng() % 500);
+    trace += "{\"ph\":\"X\",\"name\":\"" + (i % 97 == 0 ? "ProfilerStep#" + std::to_string(ts / 100) : "e" + std::to_string(i)) +
+             "\",\"ts\":" + std::to_string(ts) + ",\"dur\":" + std::to_string(rng() % 40) + ",\"pid\":1,\"tid\":" +
+             std::to_string(rng() % 3) + ",\"args\":{\"i\":" + std::to_string(i) + "}},";
+  }
+  trace += R"({"ph":"M","name":"thread_name","pid":1,"tid":2,"args":{"name":"t"}}])";
+  for (bool step_window : {false, true}) {
+    Options memory_options, stored_options = Budget(0, std::make_shared<CountingStore>());
+    for (Options* o : {&memory_options, &stored_options}) {
+      if (!step_window) continue;
+      o->unit = Unit::kStep;
+      o->start = 2;
+      o->end = 3;
+    }
+    MergeResult memory = MergeInputs({{"t.json", trace}}, memory_options);
+    MergeResult stored = MergeInputs({{"t.json", trace}}, stored_options);
+    ASSERT_FALSE(memory.report.fatal);
+    EXPECT_GE(memory.report.events_written, step_window ? 100u : 3000u);
+    EXPECT_TRUE(SameText(stored.output, memory.output)) << "step window " << step_window;
+  }
 }
 
 TEST(Store, FailedPutKeepsEventsInMemoryWithAWarning) {
