@@ -75,11 +75,8 @@ class ByteBuffer {
   void AppendUint(uint64_t v) {
     Write(20, [&](char* w) { return static_cast<size_t>(std::to_chars(w, w + 20, v).ptr - w); });
   }
-  ByteBuffer Copy() const {  // of exactly its size
-    ByteBuffer b;
-    b.Resize(size_);
-    b.append(data_, size_);
-    return b;
+  void ShrinkToFit() {  // in place: realloc to a smaller size does not copy
+    if (cap_ > size_) Resize(size_);
   }
   void Free() { ByteBuffer().swap(*this); }
 

@@ -109,10 +109,8 @@ void Merger::Impl::Finish(Source& s) {
     Recycle(s.data);
   }
   if (s.report.included) {
-    // Templates go to a reused scratch buffer first, then to one of their exact size.
-    s.arena.swap(scratch_arena);
-    s.arena.clear();
-    s.arena.reserve(s.size + s.size / 8);  // templates are about as long as the input
+    // Templates are about as long as the input; the buffer shrinks to them after.
+    s.arena.reserve(s.size + s.size / 8);
     parsing = static_cast<uint32_t>(&s - sources.data());
     s.first_event = events.size();
     Parse(s);
@@ -126,9 +124,8 @@ void Merger::Impl::Finish(Source& s) {
     // The budget covers the event index too (and the output order built from it later).
     const uint64_t index_bytes = events.size() * (sizeof(Event) + sizeof(uint32_t));
     if (opt.store && index_bytes + arena_bytes + s.arena.size() > opt.memory_budget) Store(s);
-    ByteBuffer exact = s.stored ? ByteBuffer() : Compact(s);
-    scratch_arena.swap(s.arena);
-    s.arena.swap(exact);
+    if (s.stored) s.arena.Free();
+    else Compact(s);
     arena_bytes += s.arena.size();
   }
 }
@@ -139,13 +136,13 @@ void Merger::Impl::Recycle(std::string& buffer) {
   std::string().swap(buffer);
 }
 
-// The source's templates at their exact size. When nothing depends on the
-// file order of its events — no begin/end pairs (they match in file order),
-// one time base for all — events and templates are first put in time order
-// (stable; metadata first): the writer, which visits events by time, then
-// reads forward, and Merge() finds the source sorted. smdebug's and TF's
+// Leaves the source's templates at their exact size. When nothing depends on
+// the file order of its events — no begin/end pairs (they match in file
+// order), one time base for all — events and templates are first put in time
+// order (stable; metadata first): the writer, which visits events by time,
+// then reads forward, and Merge() finds the source sorted. smdebug's and TF's
 // traces are often out of order.
-ByteBuffer Merger::Impl::Compact(Source& s) {
+void Merger::Impl::Compact(Source& s) {
   const uint64_t first = s.first_event;
   const auto n = static_cast<uint32_t>(s.event_count);
   auto key = [&](uint32_t i) {
@@ -154,7 +151,7 @@ ByteBuffer Merger::Impl::Compact(Source& s) {
   };
   bool sorted = true;
   for (uint32_t i = 1; i < n && sorted; i++) sorted = key(i - 1) <= key(i);
-  if (sorted || s.has_pairs || (s.based_events && s.relative_events)) return s.arena.Copy();
+  if (sorted || s.has_pairs || (s.based_events && s.relative_events)) return s.arena.ShrinkToFit();
   std::vector<std::pair<int64_t, uint32_t>> order(n);  // (time, file position) → (new offset, file position)
   for (uint32_t i = 0; i < n; i++) order[i] = {key(i), i};
   std::sort(order.begin(), order.end());
@@ -177,7 +174,7 @@ ByteBuffer Merger::Impl::Compact(Source& s) {
     }
   }
   for (uint32_t k = 0; k < n; k++) events[first + k].offset = static_cast<uint64_t>(order[k].first);
-  return exact;
+  s.arena = std::move(exact);
 }
 
 // Moves the source's templates to the store, in time order so that the writer

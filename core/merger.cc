@@ -93,7 +93,6 @@ Report Merger::Merge(const Sink& sink) {
   Impl& m = *impl_;
   Report report;
   std::string().swap(m.spare_input);
-  m.scratch_arena.Free();
   m.Join();
   m.Describe(&report);
   bool ok = !m.cancelled && m.ResolveWindow(&report);

@@ -210,11 +210,10 @@ struct Merger::Impl {
   void Parse(Source& s);
   void ParseEvent(Source& s, Span span);
   void ParseMetrics(Source& s);
-  ByteBuffer Compact(Source& s);
+  void Compact(Source& s);
   void Store(Source& s);
   void Recycle(std::string& buffer);
   std::string spare_input;  // reused from source to source; freed by Merge()
-  ByteBuffer scratch_arena;
   uint64_t arena_bytes = 0;  // templates kept in memory
   void Join();
   void ApplyClock(uint32_t index);
