@@ -76,9 +76,13 @@ struct Reader {
     return false;
   }
 
-  // The string at p; *tok is its token, quotes included.
-  bool String(std::string_view* tok) {
-    if (p >= end || *p != '"') return Fail("expected a string");
+  // Tokens are returned, not written through a pointer: kept in registers,
+  // they avoid a store-forwarding stall per value. "" means failure (no valid
+  // string or number token is empty).
+
+  // The string at p, as its token (quotes included).
+  std::string_view String() {
+    if (p >= end || *p != '"') return Fail("expected a string"), std::string_view();
     const char* q = p + 1;
     uint32_t high = 0;
     for (;;) {
@@ -87,43 +91,43 @@ struct Reader {
       if (!stops) {
         high |= h;
         q += 16;
-        if (q >= end) return Fail("unterminated string");
+        if (q >= end) return Fail("unterminated string"), std::string_view();
         continue;
       }
       const int k = __builtin_ctz(stops);
       high |= h & ((1u << k) - 1);
       q += k;
-      if (q >= end) return Fail("unterminated string");
+      if (q >= end) return Fail("unterminated string"), std::string_view();
       if (*q == '"') break;
       if (*q == '\\') {
         const char e = q + 1 < end ? q[1] : '\0';
         if (e == 'u') {
           if (q + 5 >= end || !IsHex(q[2]) || !IsHex(q[3]) || !IsHex(q[4]) || !IsHex(q[5])) {
             p = q;
-            return Fail("bad \\u escape in string");
+            return Fail("bad \\u escape in string"), std::string_view();
           }
           q += 6;
         } else if (e && std::strchr("\"\\/bfnrt", e)) {
           q += 2;
         } else {
           p = q;
-          return Fail("bad escape in string");
+          return Fail("bad escape in string"), std::string_view();
         }
         continue;
       }
       p = q;
-      return Fail("raw control character in string");
+      return Fail("raw control character in string"), std::string_view();
     }
     const size_t len = static_cast<size_t>(q - p - 1);
     if (len > max_string) {
       Fail("");
       error = std::string(kStringTooLong) + " (" + std::to_string(max_string) + " bytes)";
-      return false;
+      return {};
     }
-    if (high && !simdjson::validate_utf8(p + 1, len)) return Fail("string is not valid UTF-8");
-    *tok = std::string_view(p, len + 2);
+    if (high && !simdjson::validate_utf8(p + 1, len)) return Fail("string is not valid UTF-8"), std::string_view();
+    const std::string_view tok(p, len + 2);
     p = q + 1;
-    return true;
+    return tok;
   }
 
   // Any value, written to out (numbers a double or int64 cannot hold as
@@ -139,7 +143,7 @@ struct Reader {
         if (scalar) *scalar = {};
         return Container(depth);
       case '"':
-        if (!String(&tok)) return false;
+        if ((tok = String()).empty()) return false;
         out->AppendPadded(tok);
         break;
       case 't':
@@ -153,7 +157,7 @@ struct Reader {
         break;
       }
       default:
-        if (!Number(&tok)) return false;
+        if ((tok = Number()).empty()) return false;
     }
     if (scalar) *scalar = tok;
     return true;
@@ -161,37 +165,37 @@ struct Reader {
 
   // A number, validated and written in one pass; one a double or an int64
   // cannot hold is written as a string, so that strict readers accept it too.
-  bool Number(std::string_view* tok) {
+  std::string_view Number() {
     const char* q = p + (*p == '-');
     const char* const digits = q;
     if (q < end && *q == '0') q++;
     else while (q < end && IsDigit(*q)) q++;
-    if (q == digits) return Fail(q == p ? "unexpected character" : "invalid number");
+    if (q == digits) return Fail(q == p ? "unexpected character" : "invalid number"), std::string_view();
     const size_t whole = static_cast<size_t>(q - digits);
     bool exponent = false;
     if (q < end && *q == '.') {
       const char* f = ++q;
       while (q < end && IsDigit(*q)) q++;
-      if (q == f) return Fail("invalid number");
+      if (q == f) return Fail("invalid number"), std::string_view();
     }
     if (q < end && (*q == 'e' || *q == 'E')) {
       q += q + 1 < end && (q[1] == '+' || q[1] == '-') ? 2 : 1;
       const char* x = q;
       while (q < end && IsDigit(*q)) q++;
-      if (q == x) return Fail("invalid number");
+      if (q == x) return Fail("invalid number"), std::string_view();
       exponent = true;
     }
-    if (q < end && IsNumberByte(*q)) return Fail("invalid number");
-    *tok = std::string_view(p, q - p);
+    if (q < end && IsNumberByte(*q)) return Fail("invalid number"), std::string_view();
+    const std::string_view tok(p, q - p);
     p = q;
-    if ((!exponent && whole < 19) || IsPortableNumber(*tok)) {
-      out->AppendPadded(*tok);
+    if ((!exponent && whole < 19) || IsPortableNumber(tok)) {
+      out->AppendPadded(tok);
     } else {
       out->push_back('"');
-      out->append(*tok);
+      out->append(tok);
       out->push_back('"');
     }
-    return true;
+    return tok;
   }
 
   bool Container(int depth) {
@@ -205,8 +209,8 @@ struct Reader {
     }
     do {
       if (object) {
-        std::string_view key;
-        if (!Key(&key)) return false;
+        const std::string_view key = Key();
+        if (key.empty()) return false;
         out->AppendPadded(key);
         out->push_back(':');
       }
@@ -220,12 +224,13 @@ struct Reader {
     return Fail(object ? "expected ',' or '}'" : "expected ',' or ']'");
   }
 
-  // A key and its colon; *raw keeps the quotes.
-  bool Key(std::string_view* raw) {
+  // A key and its colon, as the key's token (quotes included).
+  std::string_view Key() {
     SkipSpace();
-    if (!String(raw)) return false;
-    if (!Take(':')) return Fail("expected ':' after the key");
-    return true;
+    const std::string_view raw = String();
+    if (raw.empty()) return raw;
+    if (!Take(':')) return Fail("expected ':' after the key"), std::string_view();
+    return raw;
   }
 
   // The fields of an object, each handed to field(raw key, unquoted key) which
@@ -240,8 +245,8 @@ struct Reader {
     }
     bool first = true;
     do {
-      std::string_view raw;
-      if (!Key(&raw)) return false;
+      const std::string_view raw = Key();
+      if (raw.empty()) return false;
       if (!first) out->push_back(',');
       first = false;
       if (!field(raw, Unquote(raw))) return false;
@@ -291,7 +296,6 @@ std::string_view IdKey(std::string_view token) { return Unquote(token); }
 
 bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::string* error, ByteBuffer* out,
                         IdTable* ids) {
-  *f = {};
   if (!out) {
     scratch_.clear();
     scratch_ids_.clear();
