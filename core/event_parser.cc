@@ -343,7 +343,8 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
     if (key == "dur") {
       if (!r.Skip(&f->dur)) return false;
       auto dur = ParseMicros(f->dur);
-      if (dur && *dur >= 0) AppendMicros(*out, *dur);
+      f->dur_ns = dur && *dur >= 0 ? *dur : -1;
+      if (f->dur_ns >= 0) AppendMicros(*out, f->dur_ns);
       else out->push_back('0');  // the merge warns about it
       return true;
     }

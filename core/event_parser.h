@@ -30,6 +30,7 @@ struct EventFields {
   std::string_view arg_name;        // args.name (process_name/thread_name), unquoted
   std::string_view arg_start_time;  // args.start_time_since_epoch_in_micros (smdebug)
   std::string_view arg_step_num;    // args.step_num (smdebug pythontimeline)
+  int64_t dur_ns = -1;              // dur parsed; -1 when absent, negative or not a number
 };
 
 // One line of smdebug system metrics:

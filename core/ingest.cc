@@ -331,9 +331,8 @@ void Merger::Impl::ParseEvent(Source& s, Span sp) {
     return Warn(s, Code::kBadEvent, sp.offset, "event has no \"ts\"; dropped");
   }
   if (!f.dur.empty()) {
-    auto dur = ParseMicros(f.dur);
-    if (!dur || *dur < 0) Warn(s, Code::kBadEvent, sp.offset, "\"dur\" is negative or not a number; written as 0");
-    else if (!IsPairPhase(ph)) e.dur = *dur;
+    if (f.dur_ns < 0) Warn(s, Code::kBadEvent, sp.offset, "\"dur\" is negative or not a number; written as 0");
+    else if (!IsPairPhase(ph)) e.dur = f.dur_ns;
   }
   if (s.have_header) {
     e.ts = AddNs(e.ts, s.header_base);

@@ -28,6 +28,7 @@ TEST(EventParser, PullsTheFieldsTheMergeNeeds) {
   EXPECT_EQ(f.name, "a");
   EXPECT_EQ(f.ts, "\"12.5\"");
   EXPECT_EQ(f.dur, "3");
+  EXPECT_EQ(f.dur_ns, 3000);
   EXPECT_EQ(f.pid, "\"Spans\"");
   EXPECT_EQ(f.tid, "-1");
   EXPECT_EQ(f.cat, "c");
@@ -142,6 +143,7 @@ TEST(EventParser, TemplateMarksWhatTheMergeFillsInAndCopiesTheRest) {
             "\"bind_id\":\x04" "1\x05,\"tid\":\x02}");
   EXPECT_EQ(ids.size(), 2u);
   EXPECT_EQ(f.dur, "-3");
+  EXPECT_EQ(f.dur_ns, -1);  // negative: the merge warns
 }
 
 TEST(EventParser, RawControlCharactersAreInvalid) {
