@@ -2,6 +2,8 @@
 
 #include <zlib.h>
 
+#include <algorithm>
+
 namespace tracemerge {
 
 bool LooksGzipped(std::string_view head) {
@@ -26,29 +28,32 @@ Inflater::Inflater(uint64_t max_output) : s_(new State) {
 
 Inflater::~Inflater() { inflateEnd(&s_->z); }
 
-void Inflater::Feed(std::string_view in, std::string& out) {
+void Inflater::Feed(std::string_view in, ByteBuffer& out) {
   State& s = *s_;
   if (s.failed) return;
   s.z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
   s.z.avail_in = static_cast<uInt>(in.size());
-  unsigned char buf[1 << 16];
   while (s.z.avail_in > 0) {
     s.in_member = true;
-    s.z.next_out = buf;
-    s.z.avail_out = sizeof buf;
+    // Straight into out: into the room it has (sized by a good hint, it never
+    // grows), else 64 KB more.
+    const size_t at = out.size();
+    const auto room = static_cast<uInt>(out.capacity() > at ? std::min<size_t>(out.capacity() - at, 1 << 16) : 1 << 16);
+    s.z.next_out = reinterpret_cast<Bytef*>(out.Extend(room));
+    s.z.avail_out = room;
     const uInt before_in = s.z.avail_in;
     int rc = inflate(&s.z, Z_NO_FLUSH);
-    const size_t got = sizeof buf - s.z.avail_out;
+    const size_t got = room - s.z.avail_out;
     s.consumed += before_in - s.z.avail_in;
     if (s.produced + got > s.max_output) {
       s.failed = true;
       s.problem = {Code::kTooLarge, "", s.consumed,
                    "inflates to more than the limit of " + std::to_string(s.max_output) +
                        " bytes; kept the first part"};
-      out.append(reinterpret_cast<char*>(buf), s.max_output - s.produced);
+      out.truncate(at + (s.max_output - s.produced));
       return;
     }
-    out.append(reinterpret_cast<char*>(buf), got);
+    out.truncate(at + got);
     s.produced += got;
     if (rc == Z_STREAM_END) {
       // Concatenated members are legal gzip; anything else after the end is

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "buffer.h"
 #include "status.h"
 
 namespace tracemerge {
@@ -30,7 +31,7 @@ class Inflater {
 
   // Appends what `in` inflates to. After the first error, further input is
   // ignored; `out` keeps everything inflated before the damage.
-  void Feed(std::string_view in, std::string& out);
+  void Feed(std::string_view in, ByteBuffer& out);
   // True when the stream ended cleanly. Otherwise fills *problem (code,
   // offset = compressed byte offset, message).
   bool Finish(Diagnostic* problem);

@@ -4,6 +4,7 @@
 #include "merger.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <set>
 #include <tuple>
@@ -32,8 +33,8 @@ void Merger::BeginSource(std::string path, uint64_t size_hint) {
   s.path = std::move(path);
   s.report.path = s.path;
   const uint64_t want = std::min(size_hint, impl_->opt.max_inflated_bytes) + kPad;
-  std::string& spare = impl_->spare_input;  // the last input's buffer: no new pages to fault in
-  if (spare.capacity() < want) std::string().swap(spare);
+  ByteBuffer& spare = impl_->spare_input;  // the last input's buffer: no new pages to fault in
+  if (spare.capacity() < want) spare.Free();
   s.data.swap(spare);
   s.data.clear();
   s.data.reserve(want);
@@ -78,7 +79,7 @@ void Merger::EndSource() {
   Source& s = impl_->sources.back();
   if (!s.decided) {
     s.decided = true;
-    s.data.swap(s.pending);
+    s.data.append(s.pending);
   }
   impl_->Finish(s);
 }
@@ -91,7 +92,7 @@ void Merger::Impl::Finish(Source& s) {
   }
   s.size = s.data.size();
   s.report.inflated_bytes = s.size;
-  s.data.append(kPad, ' ');
+  std::memset(s.data.Extend(kPad), ' ', kPad);
   s.cls = Classify(s.path, std::string_view(s.data.data(), std::min<uint64_t>(s.size, 4096)));
   s.report.kind = s.cls.kind;
   s.report.node = s.cls.node;
@@ -115,7 +116,6 @@ void Merger::Impl::Finish(Source& s) {
     s.first_event = events.size();
     Parse(s);
     s.event_count = events.size() - s.first_event;
-    Recycle(s.data);  // the templates are all the writer needs
     s.id_count = s.ids.size();  // and of the lookup tables, only the numbers
     s.ids = IdTable();
     s.pair_keys = {};
@@ -126,14 +126,15 @@ void Merger::Impl::Finish(Source& s) {
     if (opt.store && index_bytes + arena_bytes + s.arena.size() > opt.memory_budget) Store(s);
     if (s.stored) s.arena.Free();
     else Compact(s);
+    Recycle(s.data);  // the templates are all the writer needs
     arena_bytes += s.arena.size();
   }
 }
 
 // Keeps the larger of `buffer` and the spare input buffer for the next source.
-void Merger::Impl::Recycle(std::string& buffer) {
+void Merger::Impl::Recycle(ByteBuffer& buffer) {
   if (buffer.capacity() > spare_input.capacity()) spare_input.swap(buffer);
-  std::string().swap(buffer);
+  buffer.Free();
 }
 
 // Leaves the source's templates at their exact size. When nothing depends on
@@ -155,7 +156,11 @@ void Merger::Impl::Compact(Source& s) {
   std::vector<std::pair<int64_t, uint32_t>> order(n);  // (time, file position) → (new offset, file position)
   for (uint32_t i = 0; i < n; i++) order[i] = {key(i), i};
   std::sort(order.begin(), order.end());
+  // Into the input's buffer, read by now and already in memory; the templates'
+  // old buffer becomes the next input's.
   ByteBuffer exact;
+  if (s.data.capacity() >= s.arena.size()) exact.swap(s.data);
+  exact.clear();
   exact.reserve(s.arena.size());
   for (auto& [at, i] : order) {
     const Event& e = events[first + i];
@@ -174,7 +179,9 @@ void Merger::Impl::Compact(Source& s) {
     }
   }
   for (uint32_t k = 0; k < n; k++) events[first + k].offset = static_cast<uint64_t>(order[k].first);
-  s.arena = std::move(exact);
+  exact.ShrinkToFit();
+  s.arena.swap(exact);
+  s.data.swap(exact);
 }
 
 // Moves the source's templates to the store, in time order so that the writer

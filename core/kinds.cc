@@ -160,9 +160,9 @@ Classification Classify(std::string_view path, std::string_view head) {
 Classification ClassifyRaw(std::string_view path, std::string_view raw_head) {
   if (!LooksGzipped(raw_head)) return Classify(path, raw_head.substr(0, 4096));
   Inflater inflater(4096);
-  std::string head;
+  ByteBuffer head;
   inflater.Feed(raw_head, head);
-  return Classify(path, head);
+  return Classify(path, head.view());
 }
 
 }  // namespace tracemerge

@@ -92,7 +92,7 @@ size_t TimeOrder::Next(uint32_t* out, size_t n) {
 Report Merger::Merge(const Sink& sink) {
   Impl& m = *impl_;
   Report report;
-  std::string().swap(m.spare_input);
+  m.spare_input.Free();
   m.Join();
   m.Describe(&report);
   bool ok = !m.cancelled && m.ResolveWindow(&report);

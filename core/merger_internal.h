@@ -92,7 +92,7 @@ class BlockVector {
 struct Source {
   std::string path;
   Classification cls;
-  std::string data;       // inflated bytes + simdjson padding
+  ByteBuffer data;        // inflated bytes + kPad of padding
   uint64_t size = 0;      // logical size of data
   std::string pending;    // first bytes, until gzip-or-not is known
   bool decided = false, gz = false, over_limit = false;
@@ -212,8 +212,8 @@ struct Merger::Impl {
   void ParseMetrics(Source& s);
   void Compact(Source& s);
   void Store(Source& s);
-  void Recycle(std::string& buffer);
-  std::string spare_input;  // reused from source to source; freed by Merge()
+  void Recycle(ByteBuffer& buffer);
+  ByteBuffer spare_input;  // reused from source to source; freed by Merge()
   uint64_t arena_bytes = 0;  // templates kept in memory
   void Join();
   void ApplyClock(uint32_t index);
