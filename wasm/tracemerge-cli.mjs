@@ -102,7 +102,7 @@ async function main(argv) {
   }
   let writeFailed = false;
   const { result } = merger.merge({
-    onChunk: (bytes) => {
+    onView: (bytes) => {  // written before the call returns: no copy needed
       try {
         for (let off = 0; off < bytes.length;) off += fs.writeSync(fd, bytes, off);
       } catch {

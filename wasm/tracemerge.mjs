@@ -187,10 +187,12 @@ export async function createMerger(options = {}, { core, onProgress } = {}) {
       guard(() => m.endSource());
     },
     // Runs the merge; returns { chunks, result } where result has fatal, summary, outputName, report.
-    merge({ onChunk } = {}) {
+    // onView(view) gets a view into the wasm heap, valid only during the call
+    // (write it out synchronously): one copy of the output less than onChunk.
+    merge({ onChunk, onView } = {}) {
       const chunks = [];
       // The view points into the wasm heap, which may move: copy it at once.
-      const copy = (view) => (onChunk ? onChunk(view.slice()) : chunks.push(view.slice()));
+      const copy = onView ?? ((view) => (onChunk ? onChunk(view.slice()) : chunks.push(view.slice())));
       const json = guard(() => m.merge(copy));
       this.delete();
       return { chunks, result: JSON.parse(json) };

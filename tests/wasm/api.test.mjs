@@ -139,3 +139,26 @@ test('no leaked Embind handles or heap growth after 100 merges', async () => {
   m.delete();
   assert.equal(core.count_emval_handles(), handles);
 });
+
+test('merge({ onView }) sees the same bytes as onChunk, without copies', async () => {
+  const core = await loadCore();
+  const files = readTree(MERGE_TRACES);
+  const merged = async (opts) => {
+    const m = await createMerger({}, { core });
+    for (const f of files) await m.addSource(f.name, f.data);
+    return m.merge(opts);
+  };
+  const copies = [];
+  await merged({ onChunk: (bytes) => copies.push(bytes) });
+  const views = [];
+  let sameBuffer = true;
+  await merged({
+    onView: (view) => {
+      sameBuffer &&= view.buffer === core.HEAP8.buffer;  // a view of the heap, not a copy
+      views.push(Buffer.from(view));  // consumed during the call
+    },
+  });
+  assert.ok(sameBuffer);
+  assert.ok(views.length > 0);
+  assert.ok(concat(views).equals(concat(copies)));
+});
