@@ -50,7 +50,8 @@ void Merger::Impl::Join() {
     sorted.push_back(std::move(sources[by_path[r]]));
   }
   sources.swap(sorted);
-  for (Event& e : events) e.source = new_index[e.source];
+  if (!std::is_sorted(by_path.begin(), by_path.end()))  // (the CLI and the page add them in path order)
+    for (Event& e : events) e.source = new_index[e.source];
   for (uint32_t i = 0; i < sources.size(); i++) {
     Source& s = sources[i];
     for (auto [step, local] : s.step_marks) step_marks.push_back({step, static_cast<uint32_t>(s.first_event + local)});
