@@ -17,6 +17,7 @@ namespace tracemerge {
 Merger::Merger(Options options) : impl_(new Impl) {
   impl_->opt = std::move(options);
   impl_->parser.set_max_string(impl_->opt.max_string_bytes);
+  if (impl_->opt.parse_in_background) impl_->worker = std::thread([m = impl_.get()] { m->WorkerLoop(); });
 }
 Merger::~Merger() = default;
 
@@ -28,14 +29,18 @@ uint64_t GzipSizeHint(std::string_view head, std::string_view tail4, uint64_t fi
 }
 
 void Merger::BeginSource(std::string path, uint64_t size_hint) {
+  // Growing the vector moves the sources: not while the worker parses one.
+  if (impl_->worker.joinable() && impl_->sources.size() == impl_->sources.capacity()) impl_->WaitParsed();
   Source& s = impl_->sources.emplace_back();
   s.key = static_cast<uint32_t>(impl_->sources.size() - 1);
   s.path = std::move(path);
   s.report.path = s.path;
   const uint64_t want = std::min(size_hint, impl_->opt.max_inflated_bytes) + kPad;
-  ByteBuffer& spare = impl_->spare_input;  // the last input's buffer: no new pages to fault in
-  if (spare.capacity() < want) spare.Free();
-  s.data.swap(spare);
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    ByteBuffer& spare = impl_->spare_input;  // a parsed input's buffer: no new pages to fault in
+    if (spare.capacity() >= want) s.data.swap(spare);
+  }
   s.data.clear();
   s.data.reserve(want);
 }
@@ -81,7 +86,47 @@ void Merger::EndSource() {
     s.decided = true;
     s.data.append(s.pending);
   }
-  impl_->Finish(s);
+  if (impl_->worker.joinable()) impl_->Enqueue(s.key);
+  else impl_->Finish(s);
+}
+
+void Merger::Impl::Enqueue(uint32_t source) {
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait(lock, [&] { return queue.empty(); });  // one waits while one is parsed
+  queue.push_back(source);
+  cv.notify_all();
+}
+
+void Merger::Impl::WaitParsed() {
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait(lock, [&] { return queue.empty() && !parsing_now; });
+}
+
+void Merger::Impl::StopWorker() {
+  if (!worker.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    stop = true;
+  }
+  cv.notify_all();
+  worker.join();
+}
+
+void Merger::Impl::WorkerLoop() {
+  std::unique_lock<std::mutex> lock(mu);
+  for (;;) {
+    cv.wait(lock, [&] { return !queue.empty() || stop; });
+    if (queue.empty()) return;  // stop, with nothing left to parse
+    const uint32_t source = queue.front();
+    queue.pop_front();
+    parsing_now = true;
+    cv.notify_all();
+    lock.unlock();
+    Finish(sources[source]);
+    lock.lock();
+    parsing_now = false;
+    cv.notify_all();
+  }
 }
 
 void Merger::Impl::Finish(Source& s) {
@@ -133,7 +178,10 @@ void Merger::Impl::Finish(Source& s) {
 
 // Keeps the larger of `buffer` and the spare input buffer for the next source.
 void Merger::Impl::Recycle(ByteBuffer& buffer) {
-  if (buffer.capacity() > spare_input.capacity()) spare_input.swap(buffer);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (buffer.capacity() > spare_input.capacity()) spare_input.swap(buffer);
+  }
   buffer.Free();
 }
 

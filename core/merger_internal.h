@@ -2,8 +2,12 @@
 // output.cc: JSON writer). Not part of the public API.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -175,6 +179,7 @@ std::string StepList(const std::vector<std::pair<int64_t, int64_t>>& steps);
 // The merge's state; its stages live in ingest.cc (read, classify, parse),
 // timeline.cc (clock, window), tracks.cc (pids, tids, lanes) and merger.cc.
 struct Merger::Impl {
+  ~Impl() { StopWorker(); }
   Options opt;
   std::vector<Source> sources;
   BlockVector<Event> events;
@@ -185,9 +190,10 @@ struct Merger::Impl {
   bool cancelled = false;
   uint64_t tick = 0;
 
-  // Reports progress every 16384 calls; remembers a cancel.
+  // Reports progress every 16384 calls; remembers a cancel. Not from the
+  // worker thread: the callback is the caller's.
   void Tick(const char* stage, uint64_t done, uint64_t total) {
-    if (!opt.progress || cancelled || ++tick % 16384 != 0) return;
+    if (!opt.progress || cancelled || worker.joinable() || ++tick % 16384 != 0) return;
     if (!opt.progress(Progress{stage, done, total})) cancelled = true;
   }
 
@@ -213,7 +219,7 @@ struct Merger::Impl {
   void Compact(Source& s);
   void Store(Source& s);
   void Recycle(ByteBuffer& buffer);
-  ByteBuffer spare_input;  // reused from source to source; freed by Merge()
+  ByteBuffer spare_input;  // reused from source to source; freed by Merge(); under `mu`
   uint64_t arena_bytes = 0;  // templates kept in memory
   void Join();
   void ApplyClock(uint32_t index);
@@ -222,6 +228,18 @@ struct Merger::Impl {
   void Filter(const Report& r);
   void AssignTracks(std::vector<std::pair<uint32_t, std::string>>* process_names,
                     std::vector<std::tuple<uint32_t, uint32_t, std::string>>* thread_names);
+
+  // Options.parse_in_background: Finish() runs on `worker`, one source at a
+  // time in arrival order; the caller's thread only reads and inflates.
+  std::thread worker;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<uint32_t> queue;  // sources read, waiting to be parsed
+  bool parsing_now = false, stop = false;
+  void Enqueue(uint32_t source);
+  void WaitParsed();  // until every queued source is parsed
+  void StopWorker();
+  void WorkerLoop();
 };
 
 }  // namespace tracemerge

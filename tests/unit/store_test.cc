@@ -117,6 +117,26 @@ TEST(Store, OutOfOrderSourcesPutInTimeOrderInMemoryMergeAsInFileOrder) {
   }
 }
 
+TEST(Background, ParsingOnASecondThreadChangesNothing) {
+  // The real corpus and the smdebug jobs, in small chunks (the caller reads
+  // while the worker parses), in memory and with every template stored.
+  for (const char* dir : {"real", "smdebug"}) {
+    auto inputs = ReadTree(Corpus(dir));
+    MergeResult serial = MergeInputs(inputs, {}, 4096);
+    for (bool stored : {false, true}) {
+      Options o = stored ? Budget(0, std::make_shared<CountingStore>()) : Options();
+      o.parse_in_background = true;
+      MergeResult background = MergeInputs(inputs, o, 4096);
+      EXPECT_TRUE(SameText(background.output, serial.output)) << dir << (stored ? " stored" : "");
+      EXPECT_EQ(background.report.Summary(), serial.report.Summary()) << dir;
+    }
+  }
+  Options o;  // a merger dropped before Merge() stops its thread
+  o.parse_in_background = true;
+  Merger m(o);
+  m.AddSource("a.json", R"([{"ph":"X","name":"a","ts":1,"dur":1}])");
+}
+
 TEST(Store, FailedPutKeepsEventsInMemoryWithAWarning) {
   auto inputs = ReadTree(Corpus("smdebug"));
   auto store = std::make_shared<CountingStore>();
