@@ -39,8 +39,9 @@ void Merger::BeginSource(std::string path, uint64_t size_hint) {
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     ByteBuffer& spare = impl_->spare_input;  // a parsed input's buffer: no new pages to fault in
-    if (spare.capacity() >= want) s.data.swap(spare);
+    s.data.swap(spare);  // (one too small goes: it would only add to the peak)
   }
+  if (s.data.capacity() < want) s.data.Free();
   s.data.clear();
   s.data.reserve(want);
 }
@@ -168,10 +169,13 @@ void Merger::Impl::Finish(Source& s) {
     s.thread_ix = {};
     // The budget covers the event index too (and the output order built from it later).
     const uint64_t index_bytes = events.size() * (sizeof(Event) + sizeof(uint32_t));
-    if (opt.store && index_bytes + arena_bytes + s.arena.size() > opt.memory_budget) Store(s);
+    const bool store = opt.store && index_bytes + arena_bytes + s.arena.size() > opt.memory_budget;
+    const bool reorder = !store && CanPutInTimeOrder(s);
+    if (!reorder) Recycle(s.data);  // the templates are all the writer needs
+    if (store) Store(s);
     if (s.stored) s.arena.Free();
-    else Compact(s);
-    Recycle(s.data);  // the templates are all the writer needs
+    else if (reorder) PutInTimeOrder(s);
+    else s.arena.ShrinkToFit();
     arena_bytes += s.arena.size();
   }
 }
@@ -185,22 +189,29 @@ void Merger::Impl::Recycle(ByteBuffer& buffer) {
   buffer.Free();
 }
 
-// Leaves the source's templates at their exact size. When nothing depends on
-// the file order of its events — no begin/end pairs (they match in file
-// order), one time base for all — events and templates are first put in time
-// order (stable; metadata first): the writer, which visits events by time,
-// then reads forward, and Merge() finds the source sorted. smdebug's and TF's
-// traces are often out of order.
-void Merger::Impl::Compact(Source& s) {
+// A source's events in time order (stable; metadata first): the key.
+int64_t Merger::Impl::TimeKey(const Source& s, uint32_t i) const {
+  const Event& e = events[s.first_event + i];
+  return e.ph == 'M' ? INT64_MIN : e.ts;
+}
+
+// True when the source is out of time order and nothing depends on the file
+// order of its events: no begin/end pairs (they match in file order), one
+// time base for all. smdebug's and TF's traces are often out of order.
+bool Merger::Impl::CanPutInTimeOrder(const Source& s) const {
+  if (s.has_pairs || (s.based_events && s.relative_events)) return false;
+  for (uint32_t i = 1; i < s.event_count; i++)
+    if (TimeKey(s, i - 1) > TimeKey(s, i)) return true;
+  return false;
+}
+
+// Puts events and templates in time order, the templates at their exact
+// size: the writer, which visits events by time, then reads forward, and
+// Merge() finds the source sorted.
+void Merger::Impl::PutInTimeOrder(Source& s) {
   const uint64_t first = s.first_event;
   const auto n = static_cast<uint32_t>(s.event_count);
-  auto key = [&](uint32_t i) {
-    const Event& e = events[first + i];
-    return e.ph == 'M' ? INT64_MIN : e.ts;
-  };
-  bool sorted = true;
-  for (uint32_t i = 1; i < n && sorted; i++) sorted = key(i - 1) <= key(i);
-  if (sorted || s.has_pairs || (s.based_events && s.relative_events)) return s.arena.ShrinkToFit();
+  auto key = [&](uint32_t i) { return TimeKey(s, i); };
   std::vector<std::pair<int64_t, uint32_t>> order(n);  // (time, file position) → (new offset, file position)
   for (uint32_t i = 0; i < n; i++) order[i] = {key(i), i};
   std::sort(order.begin(), order.end());
@@ -208,6 +219,7 @@ void Merger::Impl::Compact(Source& s) {
   // old buffer becomes the next input's.
   ByteBuffer exact;
   if (s.data.capacity() >= s.arena.size()) exact.swap(s.data);
+  Recycle(s.data);
   exact.clear();
   exact.reserve(s.arena.size());
   for (auto& [at, i] : order) {
@@ -229,7 +241,7 @@ void Merger::Impl::Compact(Source& s) {
   for (uint32_t k = 0; k < n; k++) events[first + k].offset = static_cast<uint64_t>(order[k].first);
   exact.ShrinkToFit();
   s.arena.swap(exact);
-  s.data.swap(exact);
+  Recycle(exact);
 }
 
 // Moves the source's templates to the store, in time order so that the writer

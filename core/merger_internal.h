@@ -216,7 +216,9 @@ struct Merger::Impl {
   void Parse(Source& s);
   void ParseEvent(Source& s, Span span);
   void ParseMetrics(Source& s);
-  void Compact(Source& s);
+  int64_t TimeKey(const Source& s, uint32_t i) const;
+  bool CanPutInTimeOrder(const Source& s) const;
+  void PutInTimeOrder(Source& s);
   void Store(Source& s);
   void Recycle(ByteBuffer& buffer);
   ByteBuffer spare_input;  // reused from source to source; freed by Merge(); under `mu`

@@ -70,7 +70,9 @@ export declare class TraceMergeError extends Error {
 
 export interface Merger {
   readonly bytesRead: number;
-  addSource(name: string, data: FileLike['data'] | Blob, opts?: { signal?: AbortSignal; onBytes?: () => void }): Promise<void>;
+  /** sizeHint: the inflated size, when data is an iterator (otherwise it is read from data). */
+  addSource(name: string, data: FileLike['data'] | Blob,
+    opts?: { signal?: AbortSignal; onBytes?: () => void; sizeHint?: number }): Promise<void>;
   // onView gets a view into the wasm heap that is valid only during the call
   // (write it synchronously, e.g. fs.writeSync): one copy less than onChunk.
   merge(opts?: { onChunk?: (bytes: Uint8Array) => void; onView?: (bytes: Uint8Array) => void }): {

@@ -174,9 +174,10 @@ export async function createMerger(options = {}, { core, onProgress } = {}) {
   return {
     get bytesRead() { return bytesRead; },
     // Streams one source in; `name` is its relative path ("job/framework/…").
-    // onBytes() is called after every chunk (1 MB), for progress.
-    async addSource(name, data, { signal, onBytes } = {}) {
-      const hint = await sizeHint(core, data);
+    // onBytes() is called after every chunk (1 MB), for progress. sizeHint:
+    // the inflated size, when data is an iterator (else it is read from data).
+    async addSource(name, data, { signal, onBytes, sizeHint: hint = sizeHint(core, data) } = {}) {
+      hint = await hint;
       guard(() => m.beginSource(name, hint));
       for await (const chunk of chunksOf(data)) {
         if (signal?.aborted) throw cancelled(bytesRead);
