@@ -39,9 +39,11 @@ void Merger::BeginSource(std::string path, uint64_t size_hint) {
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     ByteBuffer& spare = impl_->spare_input;  // a parsed input's buffer: no new pages to fault in
-    s.data.swap(spare);  // (one too small goes: it would only add to the peak)
+    s.data.swap(spare);
   }
-  if (s.data.capacity() < want) s.data.Free();
+  // One too small, or much too large, goes: kept, it would only add to the peak
+  // (in wasm's heap, which never shrinks, most of all).
+  if (s.data.capacity() < want || s.data.capacity() - want > want / 8) s.data.Free();
   s.data.clear();
   s.data.reserve(want);
 }
