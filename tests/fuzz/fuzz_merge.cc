@@ -93,11 +93,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (opt.gzip) {
     Inflater inf(uint64_t{1} << 32);
-    std::string text;
+    ByteBuffer text;
     inf.Feed(out, text);
     Diagnostic d;
     if (!inf.Finish(&d)) Fail("gzipped output does not inflate:", d.ToString());
-    out.swap(text);
+    out.assign(text.view());
   }
   if (const char* dump = std::getenv("FUZZ_MERGE_DUMP")) {  // to look at a finding's output
     if (FILE* f = std::fopen(dump, "wb")) {
