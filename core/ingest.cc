@@ -160,7 +160,7 @@ void Merger::Impl::Finish(Source& s) {
   if (s.report.included) {
     // Templates are about as long as the input; the buffer shrinks to them after.
     s.arena.reserve(s.size + s.size / 8);
-    parsing = static_cast<uint32_t>(&s - sources.data());
+    parsing = s.key;  // its index until Join() sorts the sources
     s.first_event = events.size();
     Parse(s);
     s.event_count = events.size() - s.first_event;
@@ -213,9 +213,8 @@ bool Merger::Impl::CanPutInTimeOrder(const Source& s) const {
 void Merger::Impl::PutInTimeOrder(Source& s) {
   const uint64_t first = s.first_event;
   const auto n = static_cast<uint32_t>(s.event_count);
-  auto key = [&](uint32_t i) { return TimeKey(s, i); };
   std::vector<std::pair<int64_t, uint32_t>> order(n);  // (time, file position) → (new offset, file position)
-  for (uint32_t i = 0; i < n; i++) order[i] = {key(i), i};
+  for (uint32_t i = 0; i < n; i++) order[i] = {TimeKey(s, i), i};
   std::sort(order.begin(), order.end());
   // Into the input's buffer, read by now and already in memory; the templates'
   // old buffer becomes the next input's.

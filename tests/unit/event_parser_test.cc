@@ -15,6 +15,20 @@ struct Padded {
   std::string data;
 };
 
+// One event parsed with its template; the fields point into the Padded text.
+struct Parsed {
+  bool ok = false;
+  EventFields f;
+  IdTable ids;
+  ByteBuffer tpl;
+  std::string error;
+};
+Parsed ParseWithTemplate(EventParser& parser, const Padded& p) {
+  Parsed r;
+  r.ok = parser.Parse(p.data.data(), p.len, &r.f, &r.error, &r.tpl, &r.ids);
+  return r;
+}
+
 }  // namespace
 
 TEST(EventParser, PullsTheFieldsTheMergeNeeds) {
@@ -65,12 +79,9 @@ TEST(EventParser, SaysWhereTheEventGoesWrong) {
 TEST(EventParser, KeepsNumbersStrictReadersRefuseAsStrings) {
   Padded p(R"({"a":-0,"b":1E+5,"c":1e400,"d":18446744073709551616,"e":-9223372036854775808,"f":0.5e-3})");
   EventParser parser;
-  EventFields f;
-  IdTable ids;
-  ByteBuffer tpl;
-  std::string error;
-  ASSERT_TRUE(parser.Parse(p.data.data(), p.len, &f, &error, &tpl, &ids)) << error;
-  EXPECT_EQ(tpl.view(), "{\"a\":-0,\"b\":1E+5,\"c\":\"1e400\",\"d\":\"18446744073709551616\","
+  Parsed r = ParseWithTemplate(parser, p);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.tpl.view(), "{\"a\":-0,\"b\":1E+5,\"c\":\"1e400\",\"d\":\"18446744073709551616\","
                         "\"e\":-9223372036854775808,\"f\":0.5e-3,\"pid\":\x01,\"tid\":\x02}");
 }
 
@@ -103,13 +114,9 @@ TEST(EventParser, AgreesWithSimdjsonOnMutatedEvents) {
     if (dom_error == simdjson::NUMBER_ERROR || dom_error == simdjson::BIGINT_ERROR) continue;  // kept as strings here
     const bool dom_ok = !dom_error && doc.is_object();
     Padded p(ev);
-    EventFields f;
-    IdTable ids;
-    ByteBuffer tpl;
-    std::string error;
-    const bool ok = parser.Parse(p.data.data(), p.len, &f, &error, &tpl, &ids);
-    ASSERT_EQ(ok, dom_ok) << ev << "\n" << error;
-    if (!ok) {
+    Parsed r = ParseWithTemplate(parser, p);
+    ASSERT_EQ(r.ok, dom_ok) << ev << "\n" << r.error;
+    if (!r.ok) {
       invalid++;
       EXPECT_LE(parser.error_offset(), ev.size()) << ev;
       continue;
@@ -122,7 +129,7 @@ TEST(EventParser, AgreesWithSimdjsonOnMutatedEvents) {
     const std::string marks = minified == "{}" ? "\"pid\":\x01,\"tid\":\x02}" : ",\"pid\":\x01,\"tid\":\x02}";
     minified.insert(minified.size() - 1, marks.substr(0, marks.size() - 1));
     if (ev.find("\"name\"") == std::string::npos && ev.find("\"cat\"") == std::string::npos)
-      EXPECT_EQ(tpl.view(), minified) << ev;
+      EXPECT_EQ(r.tpl.view(), minified) << ev;
   }
   EXPECT_GT(valid, 1000);
   EXPECT_GT(invalid, 1000);
@@ -132,18 +139,15 @@ TEST(EventParser, TemplateMarksWhatTheMergeFillsInAndCopiesTheRest) {
   Padded p(R"({"ph":"s", "ts":"1.5","pid":"Spans","id":"0x1a","dur":-3,"args":{"x":[1, {"y":null}],"s":"q\"r"},)"
            R"("id2":{"global":7,"local":8},"bind_id":"0x1a"})");
   EventParser parser;
-  EventFields f;
-  IdTable ids;
-  ByteBuffer tpl;
-  std::string error;
-  ASSERT_TRUE(parser.Parse(p.data.data(), p.len, &f, &error, &tpl, &ids)) << error;
-  EXPECT_EQ(tpl.view(),
+  Parsed r = ParseWithTemplate(parser, p);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.tpl.view(),
             "{\"ph\":\"s\",\"ts\":\x03,\"pid\":\x01,\"id\":\x04" "1\x05,\"dur\":0,"
             "\"args\":{\"x\":[1,{\"y\":null}],\"s\":\"q\\\"r\"},\"id2\":{\"global\":\x04" "2\x05,\"local\":8},"
             "\"bind_id\":\x04" "1\x05,\"tid\":\x02}");
-  EXPECT_EQ(ids.size(), 2u);
-  EXPECT_EQ(f.dur, "-3");
-  EXPECT_EQ(f.dur_ns, -1);  // negative: the merge warns
+  EXPECT_EQ(r.ids.size(), 2u);
+  EXPECT_EQ(r.f.dur, "-3");
+  EXPECT_EQ(r.f.dur_ns, -1);  // negative: the merge warns
 }
 
 TEST(EventParser, RawControlCharactersAreInvalid) {
