@@ -17,7 +17,10 @@ namespace tracemerge {
 Merger::Merger(Options options) : impl_(new Impl) {
   impl_->opt = std::move(options);
   impl_->parser.set_max_string(impl_->opt.max_string_bytes);
-  if (impl_->opt.parse_in_background) impl_->worker = std::thread([m = impl_.get()] { m->WorkerLoop(); });
+  if (impl_->opt.parse_in_background)  // one source waits while one is parsed
+    impl_->worker = std::make_unique<SerialWorker<uint32_t>>(1, [m = impl_.get()](uint32_t& source) {
+      m->Finish(m->sources[source]);
+    });
 }
 Merger::~Merger() = default;
 
@@ -30,14 +33,14 @@ uint64_t GzipSizeHint(std::string_view head, std::string_view tail4, uint64_t fi
 
 void Merger::BeginSource(std::string path, uint64_t size_hint) {
   // Growing the vector moves the sources: not while the worker parses one.
-  if (impl_->worker.joinable() && impl_->sources.size() == impl_->sources.capacity()) impl_->WaitParsed();
+  if (impl_->worker && impl_->sources.size() == impl_->sources.capacity()) impl_->worker->Wait();
   Source& s = impl_->sources.emplace_back();
   s.key = static_cast<uint32_t>(impl_->sources.size() - 1);
   s.path = std::move(path);
   s.report.path = s.path;
   const uint64_t want = std::min(size_hint, impl_->opt.max_inflated_bytes) + kPad;
   {
-    std::lock_guard<std::mutex> lock(impl_->mu);
+    std::lock_guard<std::mutex> lock(impl_->spare_mu);
     ByteBuffer& spare = impl_->spare_input;  // a parsed input's buffer: no new pages to fault in
     s.data.swap(spare);
   }
@@ -89,47 +92,8 @@ void Merger::EndSource() {
     s.decided = true;
     s.data.append(s.pending);
   }
-  if (impl_->worker.joinable()) impl_->Enqueue(s.key);
+  if (impl_->worker) impl_->worker->Push(s.key);
   else impl_->Finish(s);
-}
-
-void Merger::Impl::Enqueue(uint32_t source) {
-  std::unique_lock<std::mutex> lock(mu);
-  cv.wait(lock, [&] { return queue.empty(); });  // one waits while one is parsed
-  queue.push_back(source);
-  cv.notify_all();
-}
-
-void Merger::Impl::WaitParsed() {
-  std::unique_lock<std::mutex> lock(mu);
-  cv.wait(lock, [&] { return queue.empty() && !parsing_now; });
-}
-
-void Merger::Impl::StopWorker() {
-  if (!worker.joinable()) return;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    stop = true;
-  }
-  cv.notify_all();
-  worker.join();
-}
-
-void Merger::Impl::WorkerLoop() {
-  std::unique_lock<std::mutex> lock(mu);
-  for (;;) {
-    cv.wait(lock, [&] { return !queue.empty() || stop; });
-    if (queue.empty()) return;  // stop, with nothing left to parse
-    const uint32_t source = queue.front();
-    queue.pop_front();
-    parsing_now = true;
-    cv.notify_all();
-    lock.unlock();
-    Finish(sources[source]);
-    lock.lock();
-    parsing_now = false;
-    cv.notify_all();
-  }
 }
 
 void Merger::Impl::Finish(Source& s) {
@@ -185,7 +149,7 @@ void Merger::Impl::Finish(Source& s) {
 // Keeps the larger of `buffer` and the spare input buffer for the next source.
 void Merger::Impl::Recycle(ByteBuffer& buffer) {
   {
-    std::lock_guard<std::mutex> lock(mu);
+    std::lock_guard<std::mutex> lock(spare_mu);
     if (buffer.capacity() > spare_input.capacity()) spare_input.swap(buffer);
   }
   buffer.Free();

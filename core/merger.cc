@@ -92,7 +92,7 @@ size_t TimeOrder::Next(uint32_t* out, size_t n) {
 Report Merger::Merge(const Sink& sink) {
   Impl& m = *impl_;
   Report report;
-  m.StopWorker();  // after the last source is parsed
+  m.worker.reset();  // once the last source is parsed
   m.spare_input.Free();
   m.Join();
   m.Describe(&report);

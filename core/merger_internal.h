@@ -2,12 +2,9 @@
 // output.cc: JSON writer). Not part of the public API.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -17,6 +14,7 @@
 #include "kinds.h"
 #include "merger.h"
 #include "tokenizer.h"
+#include "serial_worker.h"
 #include "status.h"
 
 namespace tracemerge {
@@ -179,7 +177,6 @@ std::string StepList(const std::vector<std::pair<int64_t, int64_t>>& steps);
 // The merge's state; its stages live in ingest.cc (read, classify, parse),
 // timeline.cc (clock, window), tracks.cc (pids, tids, lanes) and merger.cc.
 struct Merger::Impl {
-  ~Impl() { StopWorker(); }
   Options opt;
   std::vector<Source> sources;
   BlockVector<Event> events;
@@ -193,7 +190,7 @@ struct Merger::Impl {
   // Reports progress every 16384 calls; remembers a cancel. Not from the
   // worker thread: the callback is the caller's.
   void Tick(const char* stage, uint64_t done, uint64_t total) {
-    if (!opt.progress || cancelled || worker.joinable() || ++tick % 16384 != 0) return;
+    if (!opt.progress || cancelled || opt.parse_in_background || ++tick % 16384 != 0) return;
     if (!opt.progress(Progress{stage, done, total})) cancelled = true;
   }
 
@@ -221,7 +218,8 @@ struct Merger::Impl {
   void PutInTimeOrder(Source& s);
   void Store(Source& s);
   void Recycle(ByteBuffer& buffer);
-  ByteBuffer spare_input;  // reused from source to source; freed by Merge(); under `mu`
+  ByteBuffer spare_input;  // reused from source to source; freed by Merge()
+  std::mutex spare_mu;     // the worker recycles, the caller takes
   uint64_t arena_bytes = 0;  // templates kept in memory
   void Join();
   void ApplyClock(uint32_t index);
@@ -232,16 +230,9 @@ struct Merger::Impl {
                     std::vector<std::tuple<uint32_t, uint32_t, std::string>>* thread_names);
 
   // Options.parse_in_background: Finish() runs on `worker`, one source at a
-  // time in arrival order; the caller's thread only reads and inflates.
-  std::thread worker;
-  std::mutex mu;
-  std::condition_variable cv;
-  std::deque<uint32_t> queue;  // sources read, waiting to be parsed
-  bool parsing_now = false, stop = false;
-  void Enqueue(uint32_t source);
-  void WaitParsed();  // until every queued source is parsed
-  void StopWorker();
-  void WorkerLoop();
+  // time in arrival order; the caller's thread only reads and inflates. Last:
+  // destroyed (its thread joined) before the sources it parses.
+  std::unique_ptr<SerialWorker<uint32_t>> worker;
 };
 
 }  // namespace tracemerge

@@ -7,73 +7,24 @@
 #include <algorithm>
 #include <chrono>
 #include <cerrno>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <filesystem>
 #include <iostream>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "args.h"
 #include "merger.h"
+#include "serial_worker.h"
 #include "store.h"
 
 namespace fs = std::filesystem;
 using namespace tracemerge;
 
 namespace {
-
-// Writes the output on a second thread, so that the kernel's copy of it
-// overlaps the merge. At most 8 chunks (~8 MB) wait.
-class BackgroundWriter {
- public:
-  explicit BackgroundWriter(FILE* f) : f_(f), thread_([this] { Run(); }) {}
-  ~BackgroundWriter() { Finish(); }
-  void Write(std::string_view chunk) {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return queue_.size() < 8; });
-    queue_.emplace_back(chunk);
-    cv_.notify_all();
-  }
-  // Waits for the last chunk; false when a write failed.
-  bool Finish() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      done_ = true;
-      cv_.notify_all();
-    }
-    if (thread_.joinable()) thread_.join();
-    return !failed_;
-  }
-
- private:
-  void Run() {
-    for (;;) {
-      std::string chunk;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [&] { return !queue_.empty() || done_; });
-        if (queue_.empty()) return;
-        chunk = std::move(queue_.front());
-        queue_.pop_front();
-        cv_.notify_all();
-      }
-      if (!failed_ && std::fwrite(chunk.data(), 1, chunk.size(), f_) != chunk.size()) failed_ = true;
-    }
-  }
-  FILE* f_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::string> queue_;
-  bool done_ = false;
-  bool failed_ = false;  // the writer thread's; read after join
-  std::thread thread_;   // last: starts once the rest is set up
-};
 
 // A one-line progress display on a terminal, at most 5 updates a second.
 class ProgressLine {
@@ -243,14 +194,19 @@ int main(int argc, char** argv) {
     std::cerr << "tracemerge: cannot write in " << dir << ": " << std::strerror(errno) << "\n";
     return 1;
   }
-  BackgroundWriter writer(out);
+  // The output is written on a second thread, so that the kernel's copy of it
+  // overlaps the merge. At most 8 chunks (~8 MB) wait.
+  bool write_failed = false;  // the writer's; read after Wait()
+  SerialWorker<std::string> writer(8, [&](std::string& chunk) {
+    if (!write_failed && std::fwrite(chunk.data(), 1, chunk.size(), out) != chunk.size()) write_failed = true;
+  });
   const double t_read = since();
   double t_first = -1;
   Report report = merger.Merge([&](std::string_view chunk) {
     if (t_first < 0) t_first = since();
-    writer.Write(chunk);
+    writer.Push(std::string(chunk));
   });
-  bool write_failed = !writer.Finish();
+  writer.Wait();
   if (stats)
     std::fprintf(stderr, "phase-seconds read+parse %.3f plan %.3f write %.3f\n", t_read, t_first - t_read,
                  since() - t_first);

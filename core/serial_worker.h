@@ -1,0 +1,75 @@
+// One thread that runs jobs in the order they are pushed: the native CLI
+// writes its output on one, the merge parses sources on one
+// (Options.parse_in_background). Push() blocks while `backlog` jobs wait, which
+// bounds the memory they hold; Wait() returns once every pushed job has run;
+// the destructor runs what is left, then joins.
+//
+//   SerialWorker<std::string> writer(8, [&](std::string& chunk) { fwrite(…); });
+//   writer.Push(std::string(bytes));  …  writer.Wait();
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+namespace tracemerge {
+
+template <class T>
+class SerialWorker {
+ public:
+  SerialWorker(size_t backlog, std::function<void(T&)> run) : run_(std::move(run)), backlog_(backlog) {
+    thread_ = std::thread([this] { Loop(); });
+  }
+  ~SerialWorker() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  SerialWorker(const SerialWorker&) = delete;
+  SerialWorker& operator=(const SerialWorker&) = delete;
+
+  void Push(T job) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return queue_.size() < backlog_; });
+    queue_.push_back(std::move(job));
+    cv_.notify_all();
+  }
+  void Wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return queue_.empty() && !busy_; });
+  }
+
+ private:
+  void Loop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [&] { return !queue_.empty() || stop_; });
+      if (queue_.empty()) return;  // stopped, nothing left to run
+      T job = std::move(queue_.front());
+      queue_.pop_front();
+      busy_ = true;
+      cv_.notify_all();
+      lock.unlock();
+      run_(job);
+      lock.lock();
+      busy_ = false;
+      cv_.notify_all();
+    }
+  }
+  std::function<void(T&)> run_;
+  size_t backlog_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<T> queue_;
+  bool busy_ = false, stop_ = false;
+  std::thread thread_;  // started in the constructor's body, once the rest is set up
+};
+
+}  // namespace tracemerge
