@@ -5,7 +5,6 @@
 #pragma once
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +13,38 @@
 #include <utility>
 
 namespace tracemerge {
+
+// Writes v in decimal at w (room for 20 bytes); returns the end. Two digits
+// per step and 32-bit arithmetic below 10^8: wasm has no 64-bit multiply-high,
+// so libc++'s 64-bit to_chars divides for real.
+inline char* WriteUint(char* w, uint64_t v) {
+  static constexpr char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  auto small = [](char* w, uint32_t v) {  // v < 10^8, no leading zeros
+    const int n = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5 : v < 1000000 ? 6 : v < 10000000 ? 7 : 8;
+    char* q = w + n;
+    for (; v >= 100; v /= 100) std::memcpy(q -= 2, kPairs + 2 * (v % 100), 2);
+    if (v >= 10) std::memcpy(q - 2, kPairs + 2 * v, 2);
+    else q[-1] = static_cast<char>('0' + v);
+    return w + n;
+  };
+  auto eight = [](char* w, uint32_t v) {  // v < 10^8, exactly 8 digits
+    const uint32_t hi = v / 10000, lo = v % 10000;
+    std::memcpy(w, kPairs + 2 * (hi / 100), 2);
+    std::memcpy(w + 2, kPairs + 2 * (hi % 100), 2);
+    std::memcpy(w + 4, kPairs + 2 * (lo / 100), 2);
+    std::memcpy(w + 6, kPairs + 2 * (lo % 100), 2);
+    return w + 8;
+  };
+  constexpr uint64_t k8 = 100000000, k16 = k8 * k8;
+  if (v < k8) return small(w, static_cast<uint32_t>(v));
+  if (v < k16) return eight(small(w, static_cast<uint32_t>(v / k8)), static_cast<uint32_t>(v % k8));
+  w = small(w, static_cast<uint32_t>(v / k16));
+  v %= k16;
+  return eight(eight(w, static_cast<uint32_t>(v / k8)), static_cast<uint32_t>(v % k8));
+}
 
 class ByteBuffer {
  public:
@@ -73,7 +104,7 @@ class ByteBuffer {
     size_ = static_cast<size_t>(w - data_) + f(w);
   }
   void AppendUint(uint64_t v) {
-    Write(20, [&](char* w) { return static_cast<size_t>(std::to_chars(w, w + 20, v).ptr - w); });
+    Write(20, [&](char* w) { return static_cast<size_t>(WriteUint(w, v) - w); });
   }
   void ShrinkToFit() {  // in place: realloc to a smaller size does not copy
     if (cap_ > size_) Resize(size_);

@@ -11,6 +11,7 @@
 
 #include "merger_internal.h"
 #include "numbers.h"
+#include "radix_sort.h"
 
 namespace tracemerge {
 
@@ -177,9 +178,15 @@ bool Merger::Impl::CanPutInTimeOrder(const Source& s) const {
 void Merger::Impl::PutInTimeOrder(Source& s) {
   const uint64_t first = s.first_event;
   const auto n = static_cast<uint32_t>(s.event_count);
-  std::vector<std::pair<int64_t, uint32_t>> order(n);  // (time, file position) → (new offset, file position)
-  for (uint32_t i = 0; i < n; i++) order[i] = {TimeKey(s, i), i};
-  std::sort(order.begin(), order.end());
+  // (time, file position) → (new offset, file position). Metadata, whose place
+  // among the events does not matter (the writer puts it first), sorts as the
+  // earliest time: the keys then span only the source's time range.
+  int64_t earliest = INT64_MAX;
+  for (uint32_t i = 0; i < n; i++)
+    if (events[first + i].ph != 'M') earliest = std::min(earliest, events[first + i].ts);
+  std::vector<std::pair<int64_t, uint32_t>> order(n);
+  for (uint32_t i = 0; i < n; i++) order[i] = {events[first + i].ph == 'M' ? earliest : events[first + i].ts, i};
+  RadixSortByKey(order);
   // Into the input's buffer, read by now and already in memory; the templates'
   // old buffer becomes the next input's.
   ByteBuffer exact;

@@ -8,6 +8,7 @@
 
 #include "merger_internal.h"
 #include "numbers.h"
+#include "radix_sort.h"
 
 namespace tracemerge {
 
@@ -33,7 +34,7 @@ void TimeOrder::AddRun(std::vector<uint32_t> run) {
   if (!std::is_sorted(run.begin(), run.end(), before)) {
     std::vector<std::pair<int64_t, uint32_t>> keyed(run.size());
     for (size_t k = 0; k < run.size(); k++) keyed[k] = {events_[run[k]].ts, run[k]};
-    std::sort(keyed.begin(), keyed.end());
+    RadixSortByKey(keyed);  // stable: ties stay in file order
     for (size_t k = 0; k < run.size(); k++) run[k] = keyed[k].second;
   }
   size_ += run.size();

@@ -1,7 +1,6 @@
 // The JSON writer: generated track names, carried metadata, then the sorted
 // events rewritten one by one from their source bytes, then the report. Output
 // leaves in ~1 MB chunks (optionally gzipped), never as one giant string.
-#include <charconv>
 #include <cstring>
 #include <tuple>
 

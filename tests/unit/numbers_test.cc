@@ -67,7 +67,8 @@ TEST(ParseScaled, FastAndGeneralPathsAgree) {
   std::mt19937_64 rng(7);
   const char* fixed[] = {"0", "0.5", "1.0005", "1.0004", "0.0009", "12.", "012", "1600000123456.789",
                          "999999999999999999", "9223372036854775", "9223372036854775.807", "9223372036854775807",
-                         "1.99999999", "7.4999", "7.5", "00", "5e3"};
+                         "1.99999999", "7.4999", "7.5", "00", "5e3", "12345678", "1234567.89", "12345678.5",
+                         "123456789012345678.5", "1234567890123456789", "00000000123", "1234567a"};
   std::vector<std::string> tokens(std::begin(fixed), std::end(fixed));
   for (int i = 0; i < 20000; i++) {
     std::string t = std::to_string(rng() % 1000000000000000000ull >> (rng() % 60));
@@ -80,6 +81,27 @@ TEST(ParseScaled, FastAndGeneralPathsAgree) {
   for (const std::string& t : tokens)
     for (int64_t scale : {int64_t{1}, int64_t{1000}, int64_t{1000000000}})
       EXPECT_EQ(ParseScaled(t, scale), ParseScaled(" " + t, scale)) << t << " × " << scale;
+}
+
+}  // namespace
+}  // namespace tracemerge
+
+namespace tracemerge {
+namespace {
+
+// The two-digits-a-step writer against std::to_string, at every digit count
+// and at the 10^8 and 10^16 seams where it changes method.
+TEST(WriteUint, MatchesToString) {
+  std::vector<uint64_t> values = {0, 9, 10, 99, 100, 12345678, 99999999, 100000000, 100000001,
+                                  9999999999999999ull, 10000000000000000ull, 10000000000000001ull,
+                                  UINT64_MAX};
+  for (uint64_t p = 1; p && p <= UINT64_MAX / 10; p *= 10) values.insert(values.end(), {p - 1, p, p + 1, p * 5});
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 20000; i++) values.push_back(rng() >> (rng() % 64));
+  for (uint64_t v : values) {
+    char buf[24];
+    EXPECT_EQ(std::string(buf, WriteUint(buf, v)), std::to_string(v)) << v;
+  }
 }
 
 }  // namespace

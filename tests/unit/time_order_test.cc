@@ -8,9 +8,30 @@
 #include <vector>
 
 #include "merger_internal.h"
+#include "radix_sort.h"
 
 namespace tracemerge {
 namespace {
+
+// The radix sort is a stable sort by key: for small and large inputs, narrow
+// and full-width key ranges (int64 extremes), many ties.
+TEST(RadixSortByKey, EqualsStableSort) {
+  std::mt19937_64 rng(5);
+  for (size_t n : {0, 1, 7, 511, 512, 3000, 100000}) {
+    for (int range : {0, 1, 3, 40, 64}) {
+      std::vector<std::pair<int64_t, uint32_t>> v(n);
+      for (uint32_t i = 0; i < n; i++) {
+        uint64_t x = range == 64 ? rng() : range == 0 ? 0 : rng() % (uint64_t{1} << range);
+        if (range == 64 && rng() % 8 == 0) x = rng() % 2 ? uint64_t{1} << 63 : INT64_MAX;  // the extremes
+        v[i] = {static_cast<int64_t>(x) - (range == 40 ? int64_t{1} << 39 : 0), i};
+      }
+      auto expected = v;
+      std::stable_sort(expected.begin(), expected.end(), [](auto& a, auto& b) { return a.first < b.first; });
+      RadixSortByKey(v);
+      EXPECT_EQ(v, expected) << "n=" << n << " range=" << range;
+    }
+  }
+}
 
 TEST(TimeOrder, EqualsAStableSortOfAllRunsWhateverTheBatchSize) {
   std::mt19937 rng(3);
