@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "merger_internal.h"
 #include "numbers.h"
@@ -137,12 +138,17 @@ void Merger::Impl::Describe(Report* r) {
   }
   auto& marks = step_marks.empty() ? profiler_steps : step_marks;
   r->steps_from = step_marks.empty() ? "PyTorch ProfilerStep#N slices" : "pythontimeline step_num";
-  std::vector<std::tuple<int64_t, uint64_t, int64_t>> all;  // (ts, canonical place, step)
-  for (auto [step, idx] : marks) all.push_back({events[idx].ts, Canon(idx), step});
-  std::sort(all.begin(), all.end());
-  std::set<int64_t> seen;
-  for (auto& [ts, place, step] : all)
-    if (seen.insert(step).second) r->steps.push_back({step, ts});
+  // Each step at its first mark (by time, then canonical place), steps in that order.
+  std::unordered_map<int64_t, std::pair<int64_t, uint64_t>> first;
+  for (auto [step, idx] : marks) {
+    const std::pair<int64_t, uint64_t> at{events[idx].ts, Canon(idx)};
+    auto [it, added] = first.try_emplace(step, at);
+    if (!added && at < it->second) it->second = at;
+  }
+  std::vector<std::tuple<int64_t, uint64_t, int64_t>> order;  // (ts, canonical place, step)
+  for (auto& [step, at] : first) order.push_back({at.first, at.second, step});
+  std::sort(order.begin(), order.end());
+  for (auto& [ts, place, step] : order) r->steps.push_back({step, ts});
 }
 
 bool Merger::Impl::ResolveWindow(Report* r) {

@@ -115,7 +115,7 @@ void Merger::Impl::AssignTracks(
     slices.clear();
     for (uint32_t i : ot.events) slices.push_back({events[i].ts, -events[i].dur, Canon(i), i});
     std::vector<uint32_t>().swap(ot.events);
-    std::sort(slices.begin(), slices.end());
+    if (!std::is_sorted(slices.begin(), slices.end())) std::sort(slices.begin(), slices.end());
     std::vector<std::vector<int64_t>> lanes;  // per lane: stack of open slice ends
     for (const Slice& sl : slices) {
       Event& e = events[sl.index];
