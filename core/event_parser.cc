@@ -11,9 +11,8 @@
 namespace tracemerge {
 namespace {
 
-// Values recurse: the tokenizer's max_depth bounds trace events, but a metrics
-// line reaches here unchecked, so this guard keeps a line of a million '['
-// from overflowing the stack.
+// Values recurse: this bound (whatever set_max_depth asks) keeps a line of a
+// million '[' from overflowing the stack.
 constexpr int kMaxNesting = 1024;
 
 bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
@@ -55,6 +54,7 @@ struct Reader {
   const char* const end;
   ByteBuffer* out;
   size_t max_string;
+  int max_depth;  // containers inside the top-level object: levels - 1
   std::string error;
   size_t error_at = 0;
 
@@ -199,7 +199,7 @@ struct Reader {
   }
 
   bool Container(int depth) {
-    if (depth >= kMaxNesting) return Fail("nested deeper than 1024 levels");
+    if (depth >= max_depth) return Fail("nested too deep");
     const bool object = *p == '{';
     const char close = object ? '}' : ']';
     out->push_back(*p++);
@@ -295,14 +295,14 @@ std::string_view Unquote(std::string_view t) {
 std::string_view IdKey(std::string_view token) { return Unquote(token); }
 
 bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::string* error, ByteBuffer* out,
-                        IdTable* ids) {
+                        IdTable* ids, size_t* consumed) {
   if (!out) {
     scratch_.clear();
     scratch_ids_.clear();
     out = &scratch_;
     ids = &scratch_ids_;
   }
-  Reader r{data, data, data + len, out, max_string_, {}, 0};
+  Reader r{data, data, data + len, out, max_string_, std::min(max_depth_, kMaxNesting) - 1, {}, 0};
   bool had_pid = false, had_tid = false;
   std::string_view tok;
   auto field = [&](std::string_view raw_key, std::string_view key) {
@@ -361,7 +361,9 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
     else if (key == "cat") f->cat = Unquote(tok);
     return true;
   };
-  if (!r.Fields(field) || !r.End()) {
+  // (A depth limit below 1 allows not even the event itself.)
+  const bool ok = r.max_depth >= 0 ? r.Fields(field) && (consumed || r.End()) : r.Fail("nested too deep");
+  if (!ok) {
     *error = std::move(r.error);
     error_offset_ = r.error_at;
     return false;
@@ -378,13 +380,14 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
     out->push_back(kTidMark);
   }
   out->push_back('}');
+  if (consumed) *consumed = static_cast<size_t>(r.p - data);
   return true;
 }
 
 bool EventParser::ParseMetric(const char* data, size_t len, MetricFields* m, std::string* error) {
   *m = {};
   scratch_.clear();
-  Reader r{data, data, data + len, &scratch_, max_string_, {}, 0};
+  Reader r{data, data, data + len, &scratch_, max_string_, std::min(max_depth_, kMaxNesting) - 1, {}, 0};
   std::string_view tok;
   const bool ok = r.Fields([&](std::string_view, std::string_view key) {
                     if (!r.Skip(&tok)) return false;

@@ -67,11 +67,16 @@ class EventParser {
   // *ids; on failure *tpl may hold a partial template that the caller cuts off.
   // Sets the fields of *out the event has: pass a fresh EventFields (resetting
   // it here would cost a 208-byte memset per event).
+  // With `consumed` set, the object may be followed by anything (the next
+  // events): *consumed receives its length, and its end need not be known.
   bool Parse(const char* data, size_t len, EventFields* out, std::string* error,
-             ByteBuffer* tpl = nullptr, IdTable* ids = nullptr);
+             ByteBuffer* tpl = nullptr, IdTable* ids = nullptr, size_t* consumed = nullptr);
   bool ParseMetric(const char* data, size_t len, MetricFields* out, std::string* error);
   // Strings longer than this make the event invalid; the error starts with kStringTooLong.
   void set_max_string(size_t bytes) { max_string_ = bytes; }
+  // Objects and arrays nested deeper than this (the event itself is level 1)
+  // make the event invalid, as the tokenizer's ScanLimits.max_depth does.
+  void set_max_depth(int levels) { max_depth_ = levels; }
   // Where the last failed parse stopped, from the start of its text.
   size_t error_offset() const { return error_offset_; }
 
@@ -79,6 +84,7 @@ class EventParser {
   ByteBuffer scratch_;  // the output when the caller wants none
   IdTable scratch_ids_;
   size_t max_string_ = SIZE_MAX;
+  int max_depth_ = 1024;
   size_t error_offset_ = 0;
 };
 

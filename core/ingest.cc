@@ -18,6 +18,7 @@ namespace tracemerge {
 Merger::Merger(Options options) : impl_(new Impl) {
   impl_->opt = std::move(options);
   impl_->parser.set_max_string(impl_->opt.max_string_bytes);
+  impl_->parser.set_max_depth(impl_->opt.max_depth);  // as the tokenizer's
   if (impl_->opt.parse_in_background)  // one source waits while one is parsed
     impl_->worker = std::make_unique<SerialWorker<uint32_t>>(1, [m = impl_.get()](uint32_t& source) {
       m->Finish(m->sources[source]);
@@ -273,8 +274,9 @@ void Merger::Impl::Parse(Source& s) {
   ScanLimits limits;
   limits.max_depth = opt.max_depth;
   TopLevel top;  // its views point into the input, which goes after this parse
-  bool ok = ScanTrace(std::string_view(s.data.data(), s.size), limits, &top,
-                      [&](Span sp) { ParseEvent(s, sp); }, &diags);
+  bool ok = ScanTrace(
+      std::string_view(s.data.data(), s.size), limits, &top, [&](Span sp) { ParseEvent(s, sp, false); }, &diags,
+      [&](uint64_t at) { return ParseEvent(s, Span{at, 0}, true); });
   for (Diagnostic& d : diags) {
     if (d.code == Code::kTooDeep || d.code == Code::kBadEvent) {
       s.report.events_read++;
@@ -290,24 +292,47 @@ void Merger::Impl::Parse(Source& s) {
   if (!top.base_time_ns.empty()) s.base_time_ns = std::string(Trim(top.base_time_ns));
 }
 
-void Merger::Impl::ParseEvent(Source& s, Span sp) {
+// open_end: the event's length is not known yet (sp.length is ignored) — one
+// that is not well formed returns 0 untouched, for the scanner to find its end
+// and call again with the span, and that call reports it. Returns the offset
+// past the event.
+uint64_t Merger::Impl::ParseEvent(Source& s, Span sp, bool open_end) {
   EventFields f;
   std::string error;
   Tick("parse", sp.offset, s.size);
-  if (cancelled) return;
-  s.report.events_read++;
-  if (sp.length > UINT32_MAX) {
-    s.report.events_dropped++;
-    return Warn(s, Code::kTooLarge, sp.offset, "event larger than 4 GB; dropped");
-  }
+  if (cancelled) return 0;
   const size_t mark = s.arena.size();
-  if (!parser.Parse(s.data.data() + sp.offset, sp.length, &f, &error, &s.arena, &s.ids)) {
-    s.arena.truncate(mark);
-    s.report.events_dropped++;
-    const bool too_long = error.rfind(kStringTooLong, 0) == 0;
-    return Warn(s, too_long ? Code::kTooLarge : Code::kBadJson, sp.offset + parser.error_offset(),
-                "event dropped: " + error);
+  if (open_end) {
+    size_t length = 0;
+    if (!parser.Parse(s.data.data() + sp.offset, s.size - sp.offset, &f, &error, &s.arena, &s.ids, &length) ||
+        length > UINT32_MAX) {
+      s.arena.truncate(mark);
+      return 0;
+    }
+    sp.length = length;
+    s.report.events_read++;
+  } else {
+    s.report.events_read++;
+    if (sp.length > UINT32_MAX) {
+      s.report.events_dropped++;
+      Warn(s, Code::kTooLarge, sp.offset, "event larger than 4 GB; dropped");
+      return 0;
+    }
+    if (!parser.Parse(s.data.data() + sp.offset, sp.length, &f, &error, &s.arena, &s.ids)) {
+      s.arena.truncate(mark);
+      s.report.events_dropped++;
+      const bool too_long = error.rfind(kStringTooLong, 0) == 0;
+      Warn(s, too_long ? Code::kTooLarge : Code::kBadJson, sp.offset + parser.error_offset(),
+           "event dropped: " + error);
+      return 0;
+    }
   }
+  AddEvent(s, sp, f, mark);
+  return sp.offset + sp.length;
+}
+
+// Indexes a parsed event whose template starts at `mark` in the arena.
+void Merger::Impl::AddEvent(Source& s, Span sp, const EventFields& f, size_t mark) {
   // From here on, an event that is not kept takes its template back out.
   struct Cut {
     ByteBuffer& arena;

@@ -211,7 +211,8 @@ struct Merger::Impl {
   void Append(Source& s, std::string_view bytes);
   void Finish(Source& s);
   void Parse(Source& s);
-  void ParseEvent(Source& s, Span span);
+  uint64_t ParseEvent(Source& s, Span span, bool open_end);
+  void AddEvent(Source& s, Span span, const EventFields& f, size_t mark);
   void ParseMetrics(Source& s);
   int64_t TimeKey(const Source& s, uint32_t i) const;
   bool CanPutInTimeOrder(const Source& s) const;

@@ -174,7 +174,7 @@ Skip SkipValue(std::string_view d, uint64_t i, int max_depth, uint64_t* end, Blo
 // Reads the event array whose '[' is at i. Returns the index after ']' or
 // d.size() when it was never closed.
 uint64_t ScanArray(std::string_view d, uint64_t i, const ScanLimits& limits,
-                   const SpanCallback& on_event, std::vector<Diagnostic>* diags) {
+                   const SpanCallback& on_event, const EventReader& read_event, std::vector<Diagnostic>* diags) {
   i++;
   uint64_t events = 0;
   Block last;  // where the previous event ended
@@ -190,6 +190,14 @@ uint64_t ScanArray(std::string_view d, uint64_t i, const ScanLimits& limits,
     if (c == ',') {  // separators, and the trailing comma some writers leave
       i++;
       continue;
+    }
+    const uint64_t inner = read_event && c == '{' ? SkipSpace(d, i + 1) : d.size();
+    if (inner < d.size() && d[inner] != '}') {  // ('{}' records go the quiet way below)
+      if (const uint64_t end = read_event(i)) {
+        events++;
+        i = end;
+        continue;
+      }
     }
     uint64_t end = 0;
     Skip r = SkipValue(d, i, limits.max_depth, &end, &last);
@@ -224,7 +232,7 @@ bool LooksLikeJson(std::string_view d) {
 }
 
 bool ScanTrace(std::string_view d, const ScanLimits& limits, TopLevel* top,
-               const SpanCallback& on_event, std::vector<Diagnostic>* diags) {
+               const SpanCallback& on_event, std::vector<Diagnostic>* diags, const EventReader& read_event) {
   uint64_t i = 0;
   if (d.size() >= 3 && d.substr(0, 3) == "\xEF\xBB\xBF") i = 3;
   i = SkipSpace(d, i);
@@ -234,7 +242,7 @@ bool ScanTrace(std::string_view d, const ScanLimits& limits, TopLevel* top,
   }
   if (d[i] == '[') {
     top->has_events = true;
-    ScanArray(d, i, limits, on_event, diags);
+    ScanArray(d, i, limits, on_event, read_event, diags);
     return true;
   }
   if (d[i] != '{') {
@@ -271,7 +279,7 @@ bool ScanTrace(std::string_view d, const ScanLimits& limits, TopLevel* top,
     i = SkipSpace(d, i + 1);
     if (key == "traceEvents" && i < d.size() && d[i] == '[') {
       top->has_events = true;
-      i = ScanArray(d, i, limits, on_event, diags);
+      i = ScanArray(d, i, limits, on_event, read_event, diags);
       continue;
     }
     uint64_t end = 0;

@@ -32,12 +32,19 @@ struct ScanLimits {
 };
 
 using SpanCallback = std::function<void(Span)>;
+// Reads the event object that opens at `offset`, its end not yet known, and
+// returns the offset just past it — or 0 when it cannot (not valid JSON, too
+// deep), and then the scanner finds the end itself and hands on the span.
+using EventReader = std::function<uint64_t(uint64_t offset)>;
 
 // Scans a Chrome trace (array or object form). Problems go to diags (file
 // left empty for the caller to fill). Returns false when the data is not a
-// trace at all (NOT_A_TRACE diagnostic added).
+// trace at all (NOT_A_TRACE diagnostic added). With read_event, well-formed
+// events go to it and only the others to on_event: no separate pass over the
+// bytes to find where each event ends.
 bool ScanTrace(std::string_view data, const ScanLimits& limits, TopLevel* top,
-               const SpanCallback& on_event, std::vector<Diagnostic>* diags);
+               const SpanCallback& on_event, std::vector<Diagnostic>* diags,
+               const EventReader& read_event = nullptr);
 
 // Splits JSON lines; each non-blank line is one span. A broken last line is a
 // note (writers are often still appending), a broken middle line a warning —

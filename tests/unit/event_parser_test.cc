@@ -4,6 +4,8 @@
 
 #include <random>
 #include <string>
+#include <tuple>
+#include <vector>
 
 namespace tracemerge {
 namespace {
@@ -172,4 +174,96 @@ TEST(EventParser, Metrics) {
   EXPECT_EQ(m.timestamp, "1591160699.4570894");
 }
 
+}  // namespace tracemerge
+
+#include "tokenizer.h"
+
+namespace tracemerge {
+namespace {
+
+// What the scan made of each event: where, whether it parsed, and its template
+// or its error and where the error is.
+using Outcome = std::tuple<uint64_t, bool, std::string, size_t>;
+
+// Reading each event without knowing its end (ScanTrace's read_event, the
+// merge's way) gives what reading the span the tokenizer found gives: the same
+// events, templates, errors at the same bytes, diagnostics — and only events
+// that really are bad fall back to the span.
+TEST(EventParser, ReadingWithoutTheEndAgreesWithReadingTheSpan) {
+  const std::string seeds[] = {
+      R"({"name": "a\"b", "ph":"X", "args": {"x": [1, -2.5e3, true, null, {"y": "z"}], "s": "\n"}, "id": 3})",
+      R"({ "k" : [ [ ] , { } , "" , 0 , -0.0 , 1E-2 ] , "ts" : 5 })",
+      R"({"a":{"b":{"c":[[1]]}}})",
+      R"({ })",
+  };
+  const std::string alphabet = "{}[]\":,\\ -+.0123456789eEtrufalsn\x01";
+  std::mt19937 rng(9);
+  int fell_back = 0, read = 0;
+  for (int round = 0; round < 3000; round++) {
+    std::string doc = "[";
+    for (int n = 1 + rng() % 8; n > 0; n--) {
+      std::string ev = seeds[rng() % 4];
+      for (int m = static_cast<int>(rng() % 3) - 1; m >= 0 && !ev.empty(); m--) {  // a third stay intact
+        const size_t at = rng() % ev.size();
+        const char c = alphabet[rng() % alphabet.size()];
+        switch (rng() % 3) {
+          case 0: ev[at] = c; break;
+          case 1: ev.insert(ev.begin() + at, c); break;
+          default: ev.erase(at, 1);
+        }
+      }
+      doc += ev + (n > 1 ? ", " : "");
+    }
+    if (rng() % 4) doc += "]";  // else unclosed, or cut inside the last event:
+    else doc.resize(doc.size() - rng() % std::min<size_t>(10, doc.size()));
+    const Padded p(doc);
+    const std::string_view d(p.data.data(), p.len);
+    ScanLimits limits;
+    limits.max_depth = 2 + rng() % 5;  // some events are too deep
+    EventParser parser;
+    parser.set_max_depth(limits.max_depth);
+    auto bounded = [&](std::vector<Outcome>* out, Span sp) {
+      EventFields f;
+      std::string error;
+      ByteBuffer tpl;
+      IdTable ids;
+      const bool ok = parser.Parse(d.data() + sp.offset, sp.length, &f, &error, &tpl, &ids);
+      out->push_back({sp.offset, ok, ok ? std::string(tpl.view()) : error, ok ? 0 : parser.error_offset()});
+      return ok;
+    };
+    std::vector<Outcome> spans, open;
+    std::vector<Diagnostic> span_diags, open_diags;
+    TopLevel top;
+    const bool span_ok = ScanTrace(d, limits, &top, [&](Span sp) { bounded(&spans, sp); }, &span_diags);
+    const bool open_ok = ScanTrace(
+        d, limits, &top,
+        [&](Span sp) {
+          fell_back++;
+          EXPECT_FALSE(bounded(&open, sp)) << "a good event fell back: " << d.substr(sp.offset, sp.length);
+        },
+        &open_diags,
+        [&](uint64_t at) -> uint64_t {
+          EventFields f;
+          std::string error;
+          ByteBuffer tpl;
+          IdTable ids;
+          size_t length = 0;
+          if (!parser.Parse(d.data() + at, d.size() - at, &f, &error, &tpl, &ids, &length)) return 0;
+          read++;
+          open.push_back({at, true, std::string(tpl.view()), 0});
+          return at + length;
+        });
+    EXPECT_EQ(span_ok, open_ok) << doc;
+    EXPECT_EQ(spans, open) << doc;
+    ASSERT_EQ(span_diags.size(), open_diags.size()) << doc;
+    for (size_t k = 0; k < span_diags.size(); k++) {
+      EXPECT_EQ(span_diags[k].offset, open_diags[k].offset) << doc;
+      EXPECT_EQ(span_diags[k].message, open_diags[k].message) << doc;
+    }
+  }
+  EXPECT_GT(read, 1000);
+  EXPECT_GT(fell_back, 1000);
+}
+
+}  // namespace
 }  // namespace tracemerge
