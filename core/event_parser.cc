@@ -277,6 +277,29 @@ struct Reader {
   }
 };
 
+// The top-level keys the merge looks at. Classified once per key by length
+// and bytes: a chain of string compares cost a memcmp call per candidate.
+enum class Field { kOther, kArgs, kId2, kPid, kTid, kTs, kDur, kId, kBindId, kPh, kName, kCat };
+
+Field FieldOf(std::string_view k) {
+  auto is = [&](const char* word) { return std::memcmp(k.data(), word, k.size()) == 0; };
+  switch (k.size()) {
+    case 2: return is("ts") ? Field::kTs : is("ph") ? Field::kPh : is("id") ? Field::kId : Field::kOther;
+    case 3:
+      switch (k[0]) {
+        case 'p': return is("pid") ? Field::kPid : Field::kOther;
+        case 't': return is("tid") ? Field::kTid : Field::kOther;
+        case 'd': return is("dur") ? Field::kDur : Field::kOther;
+        case 'c': return is("cat") ? Field::kCat : Field::kOther;
+        case 'i': return is("id2") ? Field::kId2 : Field::kOther;
+      }
+      return Field::kOther;
+    case 4: return is("name") ? Field::kName : is("args") ? Field::kArgs : Field::kOther;
+    case 7: return is("bind_id") ? Field::kBindId : Field::kOther;
+  }
+  return Field::kOther;
+}
+
 // Writes a placeholder for an id: kIdMark, the local number, kIdEnd.
 void PutId(std::string_view tok, IdTable* ids, ByteBuffer* out) {
   auto [it, added] = ids->try_emplace(std::string(IdKey(tok)), static_cast<uint32_t>(ids->size() + 1));
@@ -308,58 +331,63 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
   auto field = [&](std::string_view raw_key, std::string_view key) {
     out->AppendPadded(raw_key);
     out->push_back(':');
-    if (key == "args" && r.AtObject()) {
-      return r.Fields([&](std::string_view raw, std::string_view akey) {
-        out->AppendPadded(raw);
-        out->push_back(':');
-        if (!r.Value(1, &tok)) return false;
-        if (akey == "name") f->arg_name = Unquote(tok);
-        else if (akey == "start_time_since_epoch_in_micros") f->arg_start_time = tok;
-        else if (akey == "step_num") f->arg_step_num = tok;
-        return true;
-      });
-    }
-    if (key == "id2" && r.AtObject()) {  // {"global": x} ids are renumbered, {"local": x} stay per process
-      return r.Fields([&](std::string_view raw, std::string_view ikey) {
-        out->AppendPadded(raw);
-        out->push_back(':');
-        if (ikey != "global") return r.Value(1);
+    switch (const Field which = FieldOf(key)) {
+      case Field::kArgs:
+        if (!r.AtObject()) break;
+        return r.Fields([&](std::string_view raw, std::string_view akey) {
+          out->AppendPadded(raw);
+          out->push_back(':');
+          if (!r.Value(1, &tok)) return false;
+          if (akey == "name") f->arg_name = Unquote(tok);
+          else if (akey == "start_time_since_epoch_in_micros") f->arg_start_time = tok;
+          else if (akey == "step_num") f->arg_step_num = tok;
+          return true;
+        });
+      case Field::kId2:  // {"global": x} ids are renumbered, {"local": x} stay per process
+        if (!r.AtObject()) break;
+        return r.Fields([&](std::string_view raw, std::string_view ikey) {
+          out->AppendPadded(raw);
+          out->push_back(':');
+          if (ikey != "global") return r.Value(1);
+          if (!r.Skip(&tok)) return false;
+          if (tok.empty()) return r.Fail("id2.global is not a scalar");
+          f->id2_global = tok;
+          PutId(tok, ids, out);
+          return true;
+        });
+      // Fields the merge rewrites: validated and captured, written as placeholders.
+      case Field::kPid:
+      case Field::kTid:
+      case Field::kTs:
         if (!r.Skip(&tok)) return false;
-        if (tok.empty()) return r.Fail("id2.global is not a scalar");
-        f->id2_global = tok;
+        (which == Field::kPid ? f->pid : which == Field::kTid ? f->tid : f->ts) = tok;
+        had_pid |= which == Field::kPid;
+        had_tid |= which == Field::kTid;
+        out->push_back(which == Field::kPid ? kPidMark : which == Field::kTid ? kTidMark : kTsMark);
+        return true;
+      case Field::kDur: {
+        if (!r.Skip(&f->dur)) return false;
+        auto dur = ParseMicros(f->dur);
+        f->dur_ns = dur && *dur >= 0 ? *dur : -1;
+        if (f->dur_ns >= 0) AppendMicros(*out, f->dur_ns);
+        else out->push_back('0');  // the merge warns about it
+        return true;
+      }
+      case Field::kId:
+      case Field::kBindId:
+        if (!r.Skip(&tok)) return false;
+        if (tok.empty()) return r.Fail("id is not a scalar");
+        (which == Field::kId ? f->id : f->bind_id) = tok;
         PutId(tok, ids, out);
         return true;
-      });
+      default:
+        if (!r.Value(1, &tok)) return false;
+        if (which == Field::kPh) f->ph = Unquote(tok);
+        else if (which == Field::kName) f->name = Unquote(tok);
+        else if (which == Field::kCat) f->cat = Unquote(tok);
+        return true;
     }
-    // Fields the merge rewrites: validated and captured, written as placeholders.
-    if (key == "pid" || key == "tid" || key == "ts") {
-      if (!r.Skip(&tok)) return false;
-      (key == "pid" ? f->pid : key == "tid" ? f->tid : f->ts) = tok;
-      had_pid |= key == "pid";
-      had_tid |= key == "tid";
-      out->push_back(key == "pid" ? kPidMark : key == "tid" ? kTidMark : kTsMark);
-      return true;
-    }
-    if (key == "dur") {
-      if (!r.Skip(&f->dur)) return false;
-      auto dur = ParseMicros(f->dur);
-      f->dur_ns = dur && *dur >= 0 ? *dur : -1;
-      if (f->dur_ns >= 0) AppendMicros(*out, f->dur_ns);
-      else out->push_back('0');  // the merge warns about it
-      return true;
-    }
-    if (key == "id" || key == "bind_id") {
-      if (!r.Skip(&tok)) return false;
-      if (tok.empty()) return r.Fail("id is not a scalar");
-      (key == "id" ? f->id : f->bind_id) = tok;
-      PutId(tok, ids, out);
-      return true;
-    }
-    if (!r.Value(1, &tok)) return false;
-    if (key == "ph") f->ph = Unquote(tok);
-    else if (key == "name") f->name = Unquote(tok);
-    else if (key == "cat") f->cat = Unquote(tok);
-    return true;
+    return r.Value(1);  // args or id2 that is not an object
   };
   // (A depth limit below 1 allows not even the event itself.)
   const bool ok = r.max_depth >= 0 ? r.Fields(field) && (consumed || r.End()) : r.Fail("nested too deep");
