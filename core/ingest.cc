@@ -19,9 +19,11 @@ Merger::Merger(Options options) : impl_(new Impl) {
   impl_->opt = std::move(options);
   impl_->parser.set_max_string(impl_->opt.max_string_bytes);
   impl_->parser.set_max_depth(impl_->opt.max_depth);  // as the tokenizer's
-  if (impl_->opt.parse_in_background)  // one source waits while one is parsed
+  impl_->worker_parser.set_max_string(impl_->opt.max_string_bytes);
+  impl_->worker_parser.set_max_depth(impl_->opt.max_depth);
+  if (impl_->opt.parse_in_background)
     impl_->worker = std::make_unique<SerialWorker<uint32_t>>(1, [m = impl_.get()](uint32_t& source) {
-      m->Finish(m->sources[source]);
+      m->Finish(m->sources[source], m->worker_parser);
     });
 }
 Merger::~Merger() = default;
@@ -42,7 +44,7 @@ void Merger::BeginSource(std::string path, uint64_t size_hint) {
   s.report.path = s.path;
   const uint64_t want = std::min(size_hint, impl_->opt.max_inflated_bytes) + kPad;
   {
-    std::lock_guard<std::mutex> lock(impl_->spare_mu);
+    std::lock_guard<std::mutex> lock(impl_->shared_mu);
     ByteBuffer& spare = impl_->spare_input;  // a parsed input's buffer: no new pages to fault in
     s.data.swap(spare);
   }
@@ -94,11 +96,12 @@ void Merger::EndSource() {
     s.decided = true;
     s.data.append(s.pending);
   }
-  if (impl_->worker) impl_->worker->Push(s.key);
-  else impl_->Finish(s);
+  // In the background while the worker keeps up (one source may wait for it),
+  // else here: both threads parse.
+  if (!impl_->worker || !impl_->worker->TryPush(s.key)) impl_->Finish(s, impl_->parser);
 }
 
-void Merger::Impl::Finish(Source& s) {
+void Merger::Impl::Finish(Source& s, EventParser& parser) {
   if (s.inflater) {
     Diagnostic d;
     if (!s.inflater->Finish(&d)) Warn(s, d.code, d.offset, d.message + " (compressed offset)");
@@ -126,32 +129,39 @@ void Merger::Impl::Finish(Source& s) {
   if (s.report.included) {
     // Templates are about as long as the input; the buffer shrinks to them after.
     s.arena.reserve(s.size + s.size / 8);
-    parsing = s.key;  // its index until Join() sorts the sources
-    s.first_event = events.size();
-    Parse(s);
-    s.event_count = events.size() - s.first_event;
+    Parse(s, parser);
+    s.event_count = s.parsed.size();
     s.id_count = s.ids.size();  // and of the lookup tables, only the numbers
     s.ids = IdTable();
     s.pair_keys = {};
     s.proc_ix = {};
     s.thread_ix = {};
     // The budget covers the event index too (and the output order built from it later).
-    const uint64_t index_bytes = events.size() * (sizeof(Event) + sizeof(uint32_t));
-    const bool store = opt.store && index_bytes + arena_bytes + s.arena.size() > opt.memory_budget;
+    uint64_t in_memory;
+    {
+      std::lock_guard<std::mutex> lock(shared_mu);
+      in_memory = (events.size() + s.parsed.size()) * (sizeof(Event) + sizeof(uint32_t)) + arena_bytes;
+    }
+    const bool store = opt.store && in_memory + s.arena.size() > opt.memory_budget;
     const bool reorder = !store && CanPutInTimeOrder(s);
     if (!reorder) Recycle(s.data);  // the templates are all the writer needs
     if (store) Store(s);
     if (s.stored) s.arena.Free();
     else if (reorder) PutInTimeOrder(s);
     else s.arena.ShrinkToFit();
-    arena_bytes += s.arena.size();
   }
+  // Its events join the merge's index: where does not matter, Canon() orders
+  // by source and place within it.
+  std::lock_guard<std::mutex> lock(shared_mu);
+  s.first_event = events.size();
+  events.Splice(s.parsed);
+  arena_bytes += s.arena.size();
 }
 
 // Keeps the larger of `buffer` and the spare input buffer for the next source.
 void Merger::Impl::Recycle(ByteBuffer& buffer) {
   {
-    std::lock_guard<std::mutex> lock(spare_mu);
+    std::lock_guard<std::mutex> lock(shared_mu);
     if (buffer.capacity() > spare_input.capacity()) spare_input.swap(buffer);
   }
   buffer.Free();
@@ -159,7 +169,7 @@ void Merger::Impl::Recycle(ByteBuffer& buffer) {
 
 // A source's events in time order (stable; metadata first): the key.
 int64_t Merger::Impl::TimeKey(const Source& s, uint32_t i) const {
-  const Event& e = events[s.first_event + i];
+  const Event& e = s.parsed[i];
   return e.ph == 'M' ? INT64_MIN : e.ts;
 }
 
@@ -177,16 +187,16 @@ bool Merger::Impl::CanPutInTimeOrder(const Source& s) const {
 // size: the writer, which visits events by time, then reads forward, and
 // Merge() finds the source sorted.
 void Merger::Impl::PutInTimeOrder(Source& s) {
-  const uint64_t first = s.first_event;
+  BlockVector<Event>& events = s.parsed;
   const auto n = static_cast<uint32_t>(s.event_count);
   // (time, file position) → (new offset, file position). Metadata, whose place
   // among the events does not matter (the writer puts it first), sorts as the
   // earliest time: the keys then span only the source's time range.
   int64_t earliest = INT64_MAX;
   for (uint32_t i = 0; i < n; i++)
-    if (events[first + i].ph != 'M') earliest = std::min(earliest, events[first + i].ts);
+    if (events[i].ph != 'M') earliest = std::min(earliest, events[i].ts);
   std::vector<std::pair<int64_t, uint32_t>> order(n);
-  for (uint32_t i = 0; i < n; i++) order[i] = {events[first + i].ph == 'M' ? earliest : events[first + i].ts, i};
+  for (uint32_t i = 0; i < n; i++) order[i] = {events[i].ph == 'M' ? earliest : events[i].ts, i};
   RadixSortByKey(order);
   // Into the input's buffer, read by now and already in memory; the templates'
   // old buffer becomes the next input's.
@@ -196,7 +206,7 @@ void Merger::Impl::PutInTimeOrder(Source& s) {
   exact.clear();
   exact.reserve(s.arena.size());
   for (auto& [at, i] : order) {
-    const Event& e = events[first + i];
+    const Event& e = events[i];
     at = static_cast<int64_t>(exact.size());
     exact.append(s.arena.data() + e.offset, e.length);
   }
@@ -207,11 +217,11 @@ void Merger::Impl::PutInTimeOrder(Source& s) {
   for (uint32_t i = 0; i < n; i++) {  // each swap puts one event in its place
     while (position[i] != i) {
       const uint32_t to = position[i];
-      std::swap(events[first + i], events[first + to]);
+      std::swap(events[i], events[to]);
       std::swap(position[i], position[to]);
     }
   }
-  for (uint32_t k = 0; k < n; k++) events[first + k].offset = static_cast<uint64_t>(order[k].first);
+  for (uint32_t k = 0; k < n; k++) events[k].offset = static_cast<uint64_t>(order[k].first);
   exact.ShrinkToFit();
   s.arena.swap(exact);
   Recycle(exact);
@@ -223,18 +233,19 @@ void Merger::Impl::Store(Source& s) {
   std::vector<uint32_t> order(s.event_count);
   for (uint32_t i = 0; i < order.size(); i++) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return events[s.first_event + a].ts < events[s.first_event + b].ts;
+    return s.parsed[a].ts < s.parsed[b].ts;
   });
   std::vector<uint64_t> at(s.event_count);
   std::string piece;
   uint64_t pos = 0;
   bool ok = true;
   auto put = [&] {  // in pieces of about 4 MB
+    std::lock_guard<std::mutex> lock(shared_mu);  // (the other thread may store too)
     ok = ok && (piece.empty() || opt.store->Put(s.key, piece));
     piece.clear();
   };
   for (uint32_t i : order) {
-    const Event& e = events[s.first_event + i];
+    const Event& e = s.parsed[i];
     piece.append(s.arena.data() + e.offset, e.length);
     at[i] = pos;
     pos += e.length;
@@ -242,7 +253,7 @@ void Merger::Impl::Store(Source& s) {
   }
   put();
   if (!ok) return Warn(s, Code::kIo, 0, "could not move this file's events out of memory; kept them in memory");
-  for (uint64_t i = 0; i < s.event_count; i++) events[s.first_event + i].offset = at[i];
+  for (uint64_t i = 0; i < s.event_count; i++) s.parsed[i].offset = at[i];
   s.stored = true;
   s.stored_bytes = pos;
 }
@@ -268,15 +279,15 @@ static uint32_t ThreadIndex(Source& s, uint32_t proc, std::string_view tid) {
   return s.last_thread = it->second;
 }
 
-void Merger::Impl::Parse(Source& s) {
-  if (s.cls.kind == Kind::kSystem) return ParseMetrics(s);
+void Merger::Impl::Parse(Source& s, EventParser& parser) {
+  if (s.cls.kind == Kind::kSystem) return ParseMetrics(s, parser);
   std::vector<Diagnostic> diags;
   ScanLimits limits;
   limits.max_depth = opt.max_depth;
   TopLevel top;  // its views point into the input, which goes after this parse
   bool ok = ScanTrace(
-      std::string_view(s.data.data(), s.size), limits, &top, [&](Span sp) { ParseEvent(s, sp, false); }, &diags,
-      [&](uint64_t at) { return ParseEvent(s, Span{at, 0}, true); });
+      std::string_view(s.data.data(), s.size), limits, &top, [&](Span sp) { ParseEvent(s, sp, false, parser); }, &diags,
+      [&](uint64_t at) { return ParseEvent(s, Span{at, 0}, true, parser); });
   for (Diagnostic& d : diags) {
     if (d.code == Code::kTooDeep || d.code == Code::kBadEvent) {
       s.report.events_read++;
@@ -296,7 +307,7 @@ void Merger::Impl::Parse(Source& s) {
 // that is not well formed returns 0 untouched, for the scanner to find its end
 // and call again with the span, and that call reports it. Returns the offset
 // past the event.
-uint64_t Merger::Impl::ParseEvent(Source& s, Span sp, bool open_end) {
+uint64_t Merger::Impl::ParseEvent(Source& s, Span sp, bool open_end, EventParser& parser) {
   EventFields f;
   std::string error;
   Tick("parse", sp.offset, s.size);
@@ -402,7 +413,7 @@ void Merger::Impl::AddEvent(Source& s, Span sp, const EventFields& f, size_t mar
     e.ts = AddNs(e.ts, s.header_base);
     e.based = true;
   }
-  auto idx = static_cast<uint32_t>(events.size() - s.first_event);
+  auto idx = static_cast<uint32_t>(s.parsed.size());
   if (!f.arg_step_num.empty() && s.cls.kind == Kind::kPythonTimeline) {
     if (auto step = ParseScaled(f.arg_step_num, 1)) s.step_marks.push_back({*step, idx});
   }
@@ -411,13 +422,13 @@ void Merger::Impl::AddEvent(Source& s, Span sp, const EventFields& f, size_t mar
     if (auto step = ParseScaled(f.name.substr(kProfilerStep.size()), 1)) s.profiler_steps.push_back({*step, idx});
   }
   cut.keep = true;
-  e.source = parsing;
+  e.source = s.key;  // its index until Join() sorts the sources
   s.has_pairs |= ph == 'B' || ph == 'E' || IsPairPhase(ph);
   if (e.has_ts) (e.based ? s.based_events : s.relative_events) = true;
-  events.push_back(e);
+  s.parsed.push_back(e);
 }
 
-void Merger::Impl::ParseMetrics(Source& s) {
+void Merger::Impl::ParseMetrics(Source& s, EventParser& parser) {
   std::string_view data(s.data.data(), s.size);
   ScanLines(data, [&](Span sp) {
     Tick("parse", sp.offset, s.size);
@@ -462,8 +473,8 @@ void Merger::Impl::ParseMetrics(Source& s) {
     e.ts = *ts;
     e.has_ts = true;
     e.based = true;
-    e.source = parsing;
-    events.push_back(e);
+    e.source = s.key;
+    s.parsed.push_back(e);
   });
 }
 

@@ -73,6 +73,17 @@ class BlockVector {
     if ((size_ & (kBlock - 1)) == 0) blocks_.emplace_back(new T[kBlock]);
     (*this)[size_++] = v;
   }
+  // Moves other's elements to the end, freeing its blocks as they are copied:
+  // the peak grows by one block, not by other's size.
+  void Splice(BlockVector& other) {
+    for (size_t b = 0; b < other.blocks_.size(); b++) {
+      const size_t n = std::min(kBlock, other.size_ - b * kBlock);
+      for (size_t k = 0; k < n; k++) push_back(other.blocks_[b][k]);
+      other.blocks_[b].reset();
+    }
+    other.blocks_.clear();
+    other.size_ = 0;
+  }
   template <class V, class R>
   struct Iter {
     V* v;
@@ -118,8 +129,9 @@ struct Source {
   uint64_t window_at = 0;
   std::string base_time_ns;  // Kineto's baseTimeNanoseconds, as written
 
-  // Parsed as soon as the source ends (its input is freed then): its events
-  // are events[first_event, first_event + event_count) of the merge.
+  // Parsed as soon as the source ends (its input is freed then) into `parsed`,
+  // then moved to events[first_event, first_event + event_count) of the merge.
+  BlockVector<Event> parsed;
   uint64_t first_event = 0, event_count = 0;
   std::vector<std::pair<int64_t, uint32_t>> step_marks, profiler_steps;  // (step, local event)
   bool has_pairs = false;                        // B/E, b/e or S/F events
@@ -198,8 +210,6 @@ struct Merger::Impl {
     s.warnings.push_back({code, s.path, offset, std::move(msg)});
   }
 
-  uint32_t parsing = 0;  // index of the source being parsed
-
   // An event's place in the canonical order: by source path, then file order.
   // Ties in time are broken by it, so the output does not depend on the order
   // in which files arrived.
@@ -209,19 +219,23 @@ struct Merger::Impl {
   }
 
   void Append(Source& s, std::string_view bytes);
-  void Finish(Source& s);
-  void Parse(Source& s);
-  uint64_t ParseEvent(Source& s, Span span, bool open_end);
+  void Finish(Source& s, EventParser& parser);
+  void Parse(Source& s, EventParser& parser);
+  uint64_t ParseEvent(Source& s, Span span, bool open_end, EventParser& parser);
   void AddEvent(Source& s, Span span, const EventFields& f, size_t mark);
-  void ParseMetrics(Source& s);
+  void ParseMetrics(Source& s, EventParser& parser);
   int64_t TimeKey(const Source& s, uint32_t i) const;
   bool CanPutInTimeOrder(const Source& s) const;
   void PutInTimeOrder(Source& s);
   void Store(Source& s);
   void Recycle(ByteBuffer& buffer);
   ByteBuffer spare_input;  // reused from source to source; freed by Merge()
-  std::mutex spare_mu;     // the worker recycles, the caller takes
   uint64_t arena_bytes = 0;  // templates kept in memory
+  // Options.parse_in_background: the caller and the worker both parse sources
+  // (each with its own parser); this guards what they share — events,
+  // arena_bytes, spare_input, Options.store.
+  std::mutex shared_mu;
+  EventParser worker_parser;
   void Join();
   void ApplyClock(uint32_t index);
   void Describe(Report* r);
@@ -230,9 +244,9 @@ struct Merger::Impl {
   void AssignTracks(std::vector<std::pair<uint32_t, std::string>>* process_names,
                     std::vector<std::tuple<uint32_t, uint32_t, std::string>>* thread_names);
 
-  // Options.parse_in_background: Finish() runs on `worker`, one source at a
-  // time in arrival order; the caller's thread only reads and inflates. Last:
-  // destroyed (its thread joined) before the sources it parses.
+  // Options.parse_in_background: Finish() runs here when the worker is free,
+  // else on the caller's thread. Last: destroyed (its thread joined) before
+  // the sources it parses.
   std::unique_ptr<SerialWorker<uint32_t>> worker;
 };
 

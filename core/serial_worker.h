@@ -41,6 +41,14 @@ class SerialWorker {
     queue_.push_back(std::move(job));
     cv_.notify_all();
   }
+  // Pushes the job when Push() would not block; false otherwise.
+  bool TryPush(T job) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (queue_.size() >= backlog_) return false;
+    queue_.push_back(std::move(job));
+    cv_.notify_all();
+    return true;
+  }
   void Wait() {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return queue_.empty() && !busy_; });
