@@ -90,10 +90,15 @@ class ByteBuffer {
       append(s);
     }
   }
+  // Room for n more bytes at the end, not counted as written until SetEnd().
+  char* Room(size_t n) {
+    if (cap_ - size_ < n) Resize(std::max(size_ + n, cap_ + cap_ / 2 + 256));
+    return data_ + size_;
+  }
+  void SetEnd(const char* w) { size_ = static_cast<size_t>(w - data_); }
   // n more bytes at the end, counted as written; the caller fills them.
   char* Extend(size_t n) {
-    if (cap_ - size_ < n) Resize(std::max(size_ + n, cap_ + cap_ / 2 + 256));
-    char* w = data_ + size_;
+    char* w = Room(n);
     size_ += n;
     return w;
   }
@@ -106,8 +111,10 @@ class ByteBuffer {
   void AppendUint(uint64_t v) {
     Write(20, [&](char* w) { return static_cast<size_t>(WriteUint(w, v) - w); });
   }
-  void ShrinkToFit() {  // in place: realloc to a smaller size does not copy
-    if (cap_ > size_) Resize(size_);
+  // Capacity becomes size + slack (in place when it shrinks: realloc to a
+  // smaller size does not copy).
+  void ShrinkToFit(size_t slack = 0) {
+    if (cap_ != size_ + slack) Resize(size_ + slack);
   }
   void Free() { ByteBuffer().swap(*this); }
 

@@ -148,7 +148,7 @@ void Merger::Impl::Finish(Source& s, EventParser& parser) {
     if (store) Store(s);
     if (s.stored) s.arena.Free();
     else if (reorder) PutInTimeOrder(s);
-    else s.arena.ShrinkToFit();
+    else s.arena.ShrinkToFit(kTemplateSlack);
   }
   // Its events join the merge's index: where does not matter, Canon() orders
   // by source and place within it.
@@ -204,7 +204,7 @@ void Merger::Impl::PutInTimeOrder(Source& s) {
   if (s.data.capacity() >= s.arena.size()) exact.swap(s.data);
   Recycle(s.data);
   exact.clear();
-  exact.reserve(s.arena.size());
+  exact.reserve(s.arena.size() + kTemplateSlack);
   for (auto& [at, i] : order) {
     const Event& e = events[i];
     at = static_cast<int64_t>(exact.size());
@@ -222,7 +222,7 @@ void Merger::Impl::PutInTimeOrder(Source& s) {
     }
   }
   for (uint32_t k = 0; k < n; k++) events[k].offset = static_cast<uint64_t>(order[k].first);
-  exact.ShrinkToFit();
+  exact.ShrinkToFit(kTemplateSlack);
   s.arena.swap(exact);
   Recycle(exact);
 }

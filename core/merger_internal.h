@@ -127,6 +127,7 @@ struct Source {
   uint64_t stored_bytes = 0;
   std::string window;                   // a stored range being written: [window_at, +size)
   uint64_t window_at = 0;
+  std::string window_event;             // the event being written, from the window
   std::string base_time_ns;  // Kineto's baseTimeNanoseconds, as written
 
   // Parsed as soon as the source ends (its input is freed then) into `parsed`,
@@ -180,6 +181,7 @@ std::string JsonEscape(std::string_view s);
 
 
 constexpr size_t kPad = simdjson::SIMDJSON_PADDING;  // readable slack after every input buffer
+constexpr size_t kTemplateSlack = 16;  // readable slack after every template arena (Expand)
 
 // "rank-1.json" matches "job/rank-1.json"; "job/system" matches everything under it.
 bool PathMatches(std::string_view path, std::string_view pattern);

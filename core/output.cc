@@ -3,6 +3,9 @@
 // leaves in ~1 MB chunks (optionally gzipped), never as one giant string.
 #include <cstring>
 #include <tuple>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "merger_internal.h"
 #include "numbers.h"
@@ -85,40 +88,57 @@ std::string JsonEscape(std::string_view s) {
   return out;
 }
 
-// The next placeholder byte (< 6) at or after p, or end; 8 bytes at a time.
-const char* NextMark(const char* p, const char* end) {
-  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
-  for (; p + 8 <= end; p += 8) {
-    uint64_t x;
-    std::memcpy(&x, p, 8);
-    if ((x - kOnes * 6) & ~x & kHigh) break;  // some byte is below 6
-  }
-  while (p < end && static_cast<unsigned char>(*p) > static_cast<unsigned char>(kIdEnd)) p++;
-  return p;
+// Bits of the placeholder bytes (0x01–0x05: nothing else below 0x20 is in
+// a template) among the 16 at p.
+uint32_t MarkBits(const char* p) {
+#if defined(__SSE2__)
+  const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  return static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(kIdEnd)), x)));
+#else
+  uint32_t bits = 0;
+  for (int k = 0; k < 16; k++) bits |= uint32_t{static_cast<unsigned char>(p[k]) <= kIdEnd} << k;
+  return bits;
+#endif
 }
 
-// Appends one event: its template with the placeholders filled in.
+// Appends one event: its template with the placeholders filled in. Copies 16
+// bytes at a time while it looks for the next placeholder, so the template
+// must stay readable 16 bytes past its end (kTemplateSlack).
 void Expand(std::string_view tpl, uint32_t pid, uint32_t tid, int64_t ts, uint64_t id_base, ByteBuffer* out) {
   const char* p = tpl.data();
-  const char* end = p + tpl.size();
-  while (p < end) {
-    const char* q = NextMark(p, end);
-    out->append(p, static_cast<size_t>(q - p));
-    if (q == end) break;
-    switch (*q++) {
+  const char* const end = p + tpl.size();
+  char* w = out->Room(tpl.size() + 16);
+  for (;;) {
+    uint32_t marks = 0;
+    while (p < end && !(marks = MarkBits(p))) {
+      std::memcpy(w, p, 16);
+      p += 16;
+      w += 16;
+    }
+    const int k = marks ? __builtin_ctz(marks) : 0;
+    if (p >= end || p + k >= end) {  // the copy ran past the end: take the overshoot back
+      if (p < end) std::memcpy(w, p, 16);
+      w += end - p;
+      break;
+    }
+    std::memcpy(w, p, 16);  // up to the placeholder (the rest is overwritten)
+    out->SetEnd(w + k);
+    p += k;
+    switch (*p++) {
       case kPidMark: out->AppendUint(pid); break;
       case kTidMark: out->AppendUint(tid); break;
       case kTsMark: AppendMicros(*out, ts); break;
       case kIdMark: {
         uint64_t local = 0;
-        while (q < end && *q != kIdEnd) local = local * 10 + static_cast<uint64_t>(*q++ - '0');
-        q++;  // kIdEnd
+        while (p < end && *p != kIdEnd) local = local * 10 + static_cast<uint64_t>(*p++ - '0');
+        p++;  // kIdEnd
         out->AppendUint(id_base + local);
         break;
       }
     }
-    p = q;
+    w = out->Room(static_cast<size_t>(end - p) + 16);
   }
+  out->SetEnd(w);
 }
 
 namespace {
@@ -139,7 +159,10 @@ bool Template(Source& s, const Event& e, TemplateStore* store, std::string_view*
       return false;
     }
   }
-  *out = std::string_view(s.window).substr(e.offset - s.window_at, e.length);
+  // Copied out with slack after it, as Expand() reads.
+  s.window_event.assign(s.window, e.offset - s.window_at, e.length);
+  s.window_event.append(kTemplateSlack, ' ');
+  *out = std::string_view(s.window_event).substr(0, e.length);
   return true;
 }
 
@@ -186,7 +209,10 @@ void WriteOutput(std::vector<Source>& sources, const BlockVector<Event>& events,
     return true;
   };
   auto release_windows = [&] {
-    for (Source& s : sources) std::string().swap(s.window);
+    for (Source& s : sources) {
+      std::string().swap(s.window);
+      std::string().swap(s.window_event);
+    }
   };
   auto stop = [&] {
     w.Flush();
