@@ -146,16 +146,21 @@ void Merger::Impl::Finish(Source& s, EventParser& parser) {
     const bool reorder = !store && CanPutInTimeOrder(s);
     if (!reorder) Recycle(s.data);  // the templates are all the writer needs
     if (store) Store(s);
-    if (s.stored) s.arena.Free();
-    else if (reorder) PutInTimeOrder(s);
-    else s.arena.ShrinkToFit(kTemplateSlack);
+    if (reorder) PutInTimeOrder(s);
+    else if (!s.stored) s.arena.ShrinkToFit(kTemplateSlack);
   }
-  // Its events join the merge's index: where does not matter, Canon() orders
-  // by source and place within it.
-  std::lock_guard<std::mutex> lock(shared_mu);
-  s.first_event = events.size();
-  events.Splice(s.parsed);
-  arena_bytes += s.arena.size();
+  {
+    // Its events join the merge's index: where does not matter, Canon()
+    // orders by source and place within it.
+    std::lock_guard<std::mutex> lock(shared_mu);
+    s.first_event = events.size();
+    events.Splice(s.parsed);
+    if (!s.stored) arena_bytes += s.arena.size();
+  }
+  // Stored templates leave memory only now: freed before, their room would
+  // have been cut into by the index's new blocks, and the next source's
+  // templates no longer fit there (wasm's heap cannot grow past its limit).
+  if (s.stored) s.arena.Free();
 }
 
 // Keeps the larger of `buffer` and the spare input buffer for the next source.

@@ -87,6 +87,7 @@ async function main(argv) {
   }
 
   const merger = await createMerger(argv, { core });
+  const t0 = performance.now();
   for (const input of inputs) {
     try {
       fs.accessSync(input.disk, fs.constants.R_OK);
@@ -116,8 +117,11 @@ async function main(argv) {
     return 1;
   }
   let writeFailed = false;
+  const tRead = performance.now();
+  let tFirst = 0;
   const { result } = merger.merge({
     onView: (bytes) => {  // written before the call returns: no copy needed
+      tFirst ||= performance.now();
       try {
         for (let off = 0; off < bytes.length;) off += fs.writeSync(fd, bytes, off);
       } catch {
@@ -127,7 +131,12 @@ async function main(argv) {
   });
   if (!toStdout) fs.closeSync(fd);
   // For scripts/bench.sh: the wasm heap only grows, so its size is the high-water mark.
-  if (process.env.TRACEMERGE_STATS) process.stderr.write(`wasm-heap-bytes ${core.HEAP8.length}\n`);
+  if (process.env.TRACEMERGE_STATS) {
+    const secs = (a, b) => ((b - a) / 1000).toFixed(3);
+    const tEnd = performance.now();
+    process.stderr.write(`phase-seconds read+parse ${secs(t0, tRead)} plan ${secs(tRead, tFirst || tEnd)} ` +
+                         `write ${secs(tFirst || tEnd, tEnd)}\nwasm-heap-bytes ${core.HEAP8.length}\n`);
+  }
   if (result.fatal || writeFailed) {
     if (!toStdout) fs.rmSync(tmp, { force: true });
     process.stderr.write(result.summary);
