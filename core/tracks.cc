@@ -115,7 +115,15 @@ void Merger::Impl::AssignTracks(
     slices.clear();
     for (uint32_t i : ot.events) slices.push_back({events[i].ts, -events[i].dur, Canon(i), i});
     std::vector<uint32_t>().swap(ot.events);
-    if (!std::is_sorted(slices.begin(), slices.end())) std::sort(slices.begin(), slices.end());
+    // Mostly in time order already (sources are put in order as they are
+    // parsed): then only slices that start together need sorting.
+    const bool by_start = std::is_sorted(slices.begin(), slices.end(), [](auto& a, auto& b) { return a.ts < b.ts; });
+    if (!by_start) std::sort(slices.begin(), slices.end());
+    for (auto it = slices.begin(); by_start && it != slices.end();) {
+      auto next = std::find_if(it, slices.end(), [&](const Slice& sl) { return sl.ts != it->ts; });
+      if (next - it > 1) std::sort(it, next);
+      it = next;
+    }
     std::vector<std::vector<int64_t>> lanes;  // per lane: stack of open slice ends
     for (const Slice& sl : slices) {
       Event& e = events[sl.index];
