@@ -2,6 +2,7 @@
 // output.cc: JSON writer). Not part of the public API.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -77,8 +78,15 @@ class BlockVector {
   // the peak grows by one block, not by other's size.
   void Splice(BlockVector& other) {
     for (size_t b = 0; b < other.blocks_.size(); b++) {
-      const size_t n = std::min(kBlock, other.size_ - b * kBlock);
-      for (size_t k = 0; k < n; k++) push_back(other.blocks_[b][k]);
+      const T* from = other.blocks_[b].get();
+      for (size_t left = std::min(kBlock, other.size_ - b * kBlock); left > 0;) {
+        if ((size_ & (kBlock - 1)) == 0) blocks_.emplace_back(new T[kBlock]);
+        const size_t n = std::min(left, kBlock - (size_ & (kBlock - 1)));  // what fits in our last block
+        std::copy(from, from + n, &(*this)[size_]);
+        size_ += n;
+        from += n;
+        left -= n;
+      }
       other.blocks_[b].reset();
     }
     other.blocks_.clear();

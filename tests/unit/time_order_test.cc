@@ -33,6 +33,26 @@ TEST(RadixSortByKey, EqualsStableSort) {
   }
 }
 
+// Sources' events join the index block by block: the same elements in the
+// same order as one push_back at a time, across block edges.
+TEST(BlockVector, SpliceAppendsInOrderAcrossBlocks) {
+  using V = BlockVector<uint32_t>;
+  std::vector<uint32_t> expected;
+  V all;
+  uint32_t next = 0;
+  for (size_t n : {size_t{0}, size_t{5}, V::kBlock - 5, size_t{10}, 2 * V::kBlock + 3, V::kBlock, size_t{1}}) {
+    V part;
+    for (size_t k = 0; k < n; k++) {
+      part.push_back(next);
+      expected.push_back(next++);
+    }
+    all.Splice(part);
+    EXPECT_TRUE(part.empty());
+    ASSERT_EQ(all.size(), expected.size());
+  }
+  for (size_t i = 0; i < expected.size(); i++) ASSERT_EQ(all[i], expected[i]) << i;
+}
+
 TEST(TimeOrder, EqualsAStableSortOfAllRunsWhateverTheBatchSize) {
   std::mt19937 rng(3);
   for (int round = 0; round < 50; round++) {
