@@ -15,7 +15,9 @@ sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(50 200)
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 calc() { awk "BEGIN { print $* }"; }
-secs() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); calc "$t1 - $t0"; }
+# Each timed run starts with the previous output written back (sync, not timed):
+# the kernel's writeback of the last run must not land in this one.
+secs() { local t0 t1; sync; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); calc "$t1 - $t0"; }
 peak_kb() { /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F': ' '/Maximum resident/ {print $2}'; }
 
 printf '| input MB | ceiling native s | merge native s (MB/s, × ceiling) | native peak RSS × input | ceiling wasm s | merge wasm s (MB/s, × ceiling) | wasm heap × input | Node RSS × input |\n'
