@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <new>
+#include <type_traits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -64,6 +67,8 @@ inline int64_t Duration(const Event& e) { return IsPairPhase(e.ph) ? 0 : e.dur; 
 // old and the new copy both alive (the event index of a multi-GB job is ~2 GB).
 template <class T>
 class BlockVector {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>, "elements are copied as bytes");
+
  public:
   static constexpr size_t kShift = 16, kBlock = size_t{1} << kShift;
   size_t size() const { return size_; }
@@ -71,8 +76,8 @@ class BlockVector {
   T& operator[](size_t i) { return blocks_[i >> kShift][i & (kBlock - 1)]; }
   const T& operator[](size_t i) const { return blocks_[i >> kShift][i & (kBlock - 1)]; }
   void push_back(const T& v) {
-    if ((size_ & (kBlock - 1)) == 0) blocks_.emplace_back(new T[kBlock]);
-    (*this)[size_++] = v;
+    if ((size_ & (kBlock - 1)) == 0) blocks_.emplace_back(NewBlock());
+    new (&(*this)[size_++]) T(v);
   }
   // Moves other's elements to the end, freeing its blocks as they are copied:
   // the peak grows by one block, not by other's size.
@@ -80,9 +85,9 @@ class BlockVector {
     for (size_t b = 0; b < other.blocks_.size(); b++) {
       const T* from = other.blocks_[b].get();
       for (size_t left = std::min(kBlock, other.size_ - b * kBlock); left > 0;) {
-        if ((size_ & (kBlock - 1)) == 0) blocks_.emplace_back(new T[kBlock]);
+        if ((size_ & (kBlock - 1)) == 0) blocks_.emplace_back(NewBlock());
         const size_t n = std::min(left, kBlock - (size_ & (kBlock - 1)));  // what fits in our last block
-        std::copy(from, from + n, &(*this)[size_]);
+        std::memcpy(static_cast<void*>(&(*this)[size_]), from, n * sizeof(T));
         size_ += n;
         from += n;
         left -= n;
@@ -106,7 +111,15 @@ class BlockVector {
   Iter<const BlockVector, const T> end() const { return {this, size_}; }
 
  private:
-  std::vector<std::unique_ptr<T[]>> blocks_;
+  // Blocks are raw memory, written only by push_back: constructing elements
+  // in advance would read each new page before writing it (a bit-field's
+  // read-modify-write), two page faults and a TLB flush on every CPU a page.
+  struct Release {
+    void operator()(T* p) const { ::operator delete(p); }
+  };
+  using Block = std::unique_ptr<T[], Release>;
+  static Block NewBlock() { return Block(static_cast<T*>(::operator new(sizeof(T) * kBlock))); }
+  std::vector<Block> blocks_;
   size_t size_ = 0;
 };
 
