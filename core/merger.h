@@ -67,11 +67,11 @@ struct Options {
   uint64_t memory_budget = UINT64_MAX;
   std::shared_ptr<TemplateStore> store;
   // Parse sources on a second thread too: a source that ends while that thread
-  // is free is parsed there, the others by the caller (the same output either
-  // way). Up to two sources' inputs and templates are in memory then, plus the
-  // one being read; "parse" progress is not reported, and Options.store must
-  // take Put() from either thread (one at a time). The native CLI sets it on
-  // machines with more than one core.
+  // has none waiting goes to it, the others are parsed by the caller (the same
+  // output either way). Up to three sources' inputs are in memory then (two
+  // being parsed, one waiting); "parse" progress is not reported, and
+  // Options.store must take Put() from either thread (one at a time). The
+  // native CLI sets it on machines with more than one core.
   bool parse_in_background = false;
   // Parse and resolve the window only: the report describes the job (span,
   // steps, sources, warnings); nothing is written.
