@@ -172,7 +172,7 @@ void Merger::Impl::Recycle(ByteBuffer& buffer) {
   buffer.Free();
 }
 
-// A source's events in time order (stable; metadata first): the key.
+// The key a source must be sorted by to count as in time order (metadata first).
 int64_t Merger::Impl::TimeKey(const Source& s, uint32_t i) const {
   const Event& e = s.parsed[i];
   return e.ph == 'M' ? INT64_MIN : e.ts;

@@ -1,4 +1,5 @@
-// Finds event boundaries; understands no event fields (that is event_parser's job).
+// Finds event boundaries; understands no event fields (that is event_parser's job,
+// which also finds where each well-formed event ends: ScanTrace's read_event).
 // Handles both trace forms and JSON lines, and the idioms real writers produce:
 // a missing closing ']', trailing commas, '{}' records, a truncated last event.
 //
