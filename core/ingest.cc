@@ -17,10 +17,10 @@ namespace tracemerge {
 
 Merger::Merger(Options options) : impl_(new Impl) {
   impl_->opt = std::move(options);
-  impl_->parser.set_max_string(impl_->opt.max_string_bytes);
-  impl_->parser.set_max_depth(impl_->opt.max_depth);  // as the tokenizer's
-  impl_->worker_parser.set_max_string(impl_->opt.max_string_bytes);
-  impl_->worker_parser.set_max_depth(impl_->opt.max_depth);
+  for (EventParser* parser : {&impl_->parser, &impl_->worker_parser}) {
+    parser->set_max_string(impl_->opt.max_string_bytes);
+    parser->set_max_depth(impl_->opt.max_depth);  // as the tokenizer's
+  }
   if (impl_->opt.parse_in_background)
     impl_->worker = std::make_unique<SerialWorker<uint32_t>>(1, [m = impl_.get()](uint32_t& source) {
       m->Finish(m->sources[source], m->worker_parser);
@@ -192,16 +192,16 @@ bool Merger::Impl::CanPutInTimeOrder(const Source& s) const {
 // size: the writer, which visits events by time, then reads forward, and
 // Merge() finds the source sorted.
 void Merger::Impl::PutInTimeOrder(Source& s) {
-  BlockVector<Event>& events = s.parsed;
+  BlockVector<Event>& parsed = s.parsed;
   const auto n = static_cast<uint32_t>(s.event_count);
   // (time, file position) → (new offset, file position). Metadata, whose place
   // among the events does not matter (the writer puts it first), sorts as the
   // earliest time: the keys then span only the source's time range.
   int64_t earliest = INT64_MAX;
   for (uint32_t i = 0; i < n; i++)
-    if (events[i].ph != 'M') earliest = std::min(earliest, events[i].ts);
+    if (parsed[i].ph != 'M') earliest = std::min(earliest, parsed[i].ts);
   std::vector<std::pair<int64_t, uint32_t>> order(n);
-  for (uint32_t i = 0; i < n; i++) order[i] = {events[i].ph == 'M' ? earliest : events[i].ts, i};
+  for (uint32_t i = 0; i < n; i++) order[i] = {parsed[i].ph == 'M' ? earliest : parsed[i].ts, i};
   RadixSortByKey(order);
   // Into the input's buffer, read by now and already in memory; the templates'
   // old buffer becomes the next input's.
@@ -211,7 +211,7 @@ void Merger::Impl::PutInTimeOrder(Source& s) {
   exact.clear();
   exact.reserve(s.arena.size() + kTemplateSlack);
   for (auto& [at, i] : order) {
-    const Event& e = events[i];
+    const Event& e = parsed[i];
     at = static_cast<int64_t>(exact.size());
     exact.append(s.arena.data() + e.offset, e.length);
   }
@@ -222,11 +222,11 @@ void Merger::Impl::PutInTimeOrder(Source& s) {
   for (uint32_t i = 0; i < n; i++) {  // each swap puts one event in its place
     while (position[i] != i) {
       const uint32_t to = position[i];
-      std::swap(events[i], events[to]);
+      std::swap(parsed[i], parsed[to]);
       std::swap(position[i], position[to]);
     }
   }
-  for (uint32_t k = 0; k < n; k++) events[k].offset = static_cast<uint64_t>(order[k].first);
+  for (uint32_t k = 0; k < n; k++) parsed[k].offset = static_cast<uint64_t>(order[k].first);
   exact.ShrinkToFit(kTemplateSlack);
   s.arena.swap(exact);
   Recycle(exact);
