@@ -54,13 +54,18 @@ struct Reader {
   const char* const end;
   ByteBuffer* out;
   size_t max_string;
-  int max_depth;  // containers inside the top-level object: levels - 1
+  int max_depth;  // levels allowed; a container read by Value(depth) is level depth + 1
   std::string error;
   size_t error_at = 0;
 
   bool Fail(const char* what) {
     error = what;
     error_at = static_cast<size_t>(p - begin);
+    return false;
+  }
+  bool TooDeep() {
+    Fail("");
+    error = "nested deeper than " + std::to_string(max_depth) + " levels";
     return false;
   }
   void SkipSpace() {
@@ -199,7 +204,7 @@ struct Reader {
   }
 
   bool Container(int depth) {
-    if (depth >= max_depth) return Fail("nested too deep");
+    if (depth >= max_depth) return TooDeep();
     const bool object = *p == '{';
     const char close = object ? '}' : ']';
     out->push_back(*p++);
@@ -259,9 +264,9 @@ struct Reader {
   }
 
   // A value that is validated but not written.
-  bool Skip(std::string_view* scalar) {
+  bool Skip(std::string_view* scalar, int depth = 1) {
     const size_t mark = out->size();
-    const bool ok = Value(1, scalar);
+    const bool ok = Value(depth, scalar);
     out->truncate(mark);
     return ok;
   }
@@ -325,19 +330,21 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
     out = &scratch_;
     ids = &scratch_ids_;
   }
-  Reader r{data, data, data + len, out, max_string_, std::min(max_depth_, kMaxNesting) - 1, {}, 0};
+  Reader r{data, data, data + len, out, max_string_, std::min(max_depth_, kMaxNesting), {}, 0};
   bool had_pid = false, had_tid = false;
   std::string_view tok;
   auto field = [&](std::string_view raw_key, std::string_view key) {
     out->AppendPadded(raw_key);
     out->push_back(':');
     switch (const Field which = FieldOf(key)) {
+      // args and id2 objects are read here, as level 2: their values are Value(2).
       case Field::kArgs:
         if (!r.AtObject()) break;
+        if (r.max_depth < 2) return r.TooDeep();
         return r.Fields([&](std::string_view raw, std::string_view akey) {
           out->AppendPadded(raw);
           out->push_back(':');
-          if (!r.Value(1, &tok)) return false;
+          if (!r.Value(2, &tok)) return false;
           if (akey == "name") f->arg_name = Unquote(tok);
           else if (akey == "start_time_since_epoch_in_micros") f->arg_start_time = tok;
           else if (akey == "step_num") f->arg_step_num = tok;
@@ -345,11 +352,12 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
         });
       case Field::kId2:  // {"global": x} ids are renumbered, {"local": x} stay per process
         if (!r.AtObject()) break;
+        if (r.max_depth < 2) return r.TooDeep();
         return r.Fields([&](std::string_view raw, std::string_view ikey) {
           out->AppendPadded(raw);
           out->push_back(':');
-          if (ikey != "global") return r.Value(1);
-          if (!r.Skip(&tok)) return false;
+          if (ikey != "global") return r.Value(2);
+          if (!r.Skip(&tok, 2)) return false;
           if (tok.empty()) return r.Fail("id2.global is not a scalar");
           f->id2_global = tok;
           PutId(tok, ids, out);
@@ -390,7 +398,7 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
     return r.Value(1);  // args or id2 that is not an object
   };
   // (A depth limit below 1 allows not even the event itself.)
-  const bool ok = r.max_depth >= 0 ? r.Fields(field) && (consumed || r.End()) : r.Fail("nested too deep");
+  const bool ok = r.max_depth >= 1 ? r.Fields(field) && (consumed || r.End()) : r.TooDeep();
   if (!ok) {
     *error = std::move(r.error);
     error_offset_ = r.error_at;
@@ -415,7 +423,7 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
 bool EventParser::ParseMetric(const char* data, size_t len, MetricFields* m, std::string* error) {
   *m = {};
   scratch_.clear();
-  Reader r{data, data, data + len, &scratch_, max_string_, std::min(max_depth_, kMaxNesting) - 1, {}, 0};
+  Reader r{data, data, data + len, &scratch_, max_string_, std::min(max_depth_, kMaxNesting), {}, 0};
   std::string_view tok;
   const bool ok = r.Fields([&](std::string_view, std::string_view key) {
                     if (!r.Skip(&tok)) return false;

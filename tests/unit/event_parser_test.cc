@@ -31,6 +31,17 @@ Parsed ParseWithTemplate(EventParser& parser, const Padded& p) {
   return r;
 }
 
+// One random edit of ev (not empty): a byte of `alphabet` replaces, joins or a byte goes.
+void Mutate(std::string& ev, const std::string& alphabet, std::mt19937& rng) {
+  const size_t at = rng() % ev.size();
+  const char c = alphabet[rng() % alphabet.size()];
+  switch (rng() % 3) {
+    case 0: ev[at] = c; break;
+    case 1: ev.insert(ev.begin() + at, c); break;
+    default: ev.erase(at, 1);
+  }
+}
+
 }  // namespace
 
 TEST(EventParser, PullsTheFieldsTheMergeNeeds) {
@@ -102,15 +113,7 @@ TEST(EventParser, AgreesWithSimdjsonOnMutatedEvents) {
   int valid = 0, invalid = 0;
   for (int round = 0; round < 20000; round++) {
     std::string ev = seeds[round % 3];
-    for (int m = rng() % 3; m >= 0; m--) {
-      const size_t at = rng() % ev.size();
-      const char c = alphabet[rng() % alphabet.size()];
-      switch (rng() % 3) {
-        case 0: ev[at] = c; break;
-        case 1: ev.insert(ev.begin() + at, c); break;
-        default: ev.erase(at, 1);
-      }
-    }
+    for (int m = rng() % 3; m >= 0; m--) Mutate(ev, alphabet, rng);
     simdjson::dom::element doc;
     const auto dom_error = dom.parse(ev).get(doc);
     if (dom_error == simdjson::NUMBER_ERROR || dom_error == simdjson::BIGINT_ERROR) continue;  // kept as strings here
@@ -174,6 +177,30 @@ TEST(EventParser, Metrics) {
   EXPECT_EQ(m.timestamp, "1591160699.4570894");
 }
 
+// The depth limit (the line itself is level 1) holds for metrics lines too,
+// which no tokenizer checks first, and the error names it.
+TEST(EventParser, DepthLimit) {
+  EventParser parser;
+  parser.set_max_depth(3);
+  MetricFields m;
+  std::string error;
+  Padded ok(R"({"Name":"a","x":[[1]]})"), deep(R"({"Name":"a","x":[[[1]]]})");
+  EXPECT_TRUE(parser.ParseMetric(ok.data.data(), ok.len, &m, &error)) << error;
+  EXPECT_FALSE(parser.ParseMetric(deep.data.data(), deep.len, &m, &error));
+  EXPECT_EQ(error, "nested deeper than 3 levels");
+  EXPECT_EQ(parser.error_offset(), deep.data.find("[1]"));
+  // In events, args and id2 (read apart from other values) count the same way.
+  EventFields f;
+  for (const char* ok_event : {R"({"args":{"x":[1]}})", R"({"id2":{"local":[2]}})", R"({"x":[[1]]})"}) {
+    Padded p(ok_event);
+    EXPECT_TRUE(parser.Parse(p.data.data(), p.len, &f, &error)) << ok_event << ": " << error;
+  }
+  for (const char* deep_event : {R"({"args":{"x":[[1]]}})", R"({"id2":{"local":[[2]]}})", R"({"x":[[[1]]]})"}) {
+    Padded p(deep_event);
+    EXPECT_FALSE(parser.Parse(p.data.data(), p.len, &f, &error)) << deep_event;
+  }
+}
+
 }  // namespace tracemerge
 
 #include "tokenizer.h"
@@ -203,15 +230,8 @@ TEST(EventParser, ReadingWithoutTheEndAgreesWithReadingTheSpan) {
     std::string doc = "[";
     for (int n = 1 + rng() % 8; n > 0; n--) {
       std::string ev = seeds[rng() % 4];
-      for (int m = static_cast<int>(rng() % 3) - 1; m >= 0 && !ev.empty(); m--) {  // a third stay intact
-        const size_t at = rng() % ev.size();
-        const char c = alphabet[rng() % alphabet.size()];
-        switch (rng() % 3) {
-          case 0: ev[at] = c; break;
-          case 1: ev.insert(ev.begin() + at, c); break;
-          default: ev.erase(at, 1);
-        }
-      }
+      for (int m = static_cast<int>(rng() % 3) - 1; m >= 0 && !ev.empty(); m--)  // a third stay intact
+        Mutate(ev, alphabet, rng);
       doc += ev + (n > 1 ? ", " : "");
     }
     if (rng() % 4) doc += "]";  // else unclosed, or cut inside the last event:
@@ -220,8 +240,10 @@ TEST(EventParser, ReadingWithoutTheEndAgreesWithReadingTheSpan) {
     const std::string_view d(p.data.data(), p.len);
     ScanLimits limits;
     limits.max_depth = 2 + rng() % 5;  // some events are too deep
-    EventParser parser;
-    parser.set_max_depth(limits.max_depth);
+    // The span's parser needs no depth limit (the tokenizer has applied it);
+    // the one reading without the end applies it itself.
+    EventParser parser, open_parser;
+    open_parser.set_max_depth(limits.max_depth);
     auto bounded = [&](std::vector<Outcome>* out, Span sp) {
       EventFields f;
       std::string error;
@@ -248,7 +270,7 @@ TEST(EventParser, ReadingWithoutTheEndAgreesWithReadingTheSpan) {
           ByteBuffer tpl;
           IdTable ids;
           size_t length = 0;
-          if (!parser.Parse(d.data() + at, d.size() - at, &f, &error, &tpl, &ids, &length)) return 0;
+          if (!open_parser.Parse(d.data() + at, d.size() - at, &f, &error, &tpl, &ids, &length)) return 0;
           read++;
           open.push_back({at, true, std::string(tpl.view()), 0});
           return at + length;

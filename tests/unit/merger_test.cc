@@ -392,3 +392,27 @@ TEST(Determinism, TheOrderFilesArriveInDoesNotMatter) {
 }
 
 }  // namespace tracemerge::test
+
+namespace tracemerge::test {
+namespace {
+
+// An event nested exactly as deep as the limit is kept, one level more is
+// dropped as TOO_DEEP — with args (read on their own path) or without.
+TEST(Limits, NestingUpToTheDepthLimitIsKept) {
+  Options o;
+  o.max_depth = 6;
+  auto nest = [](const std::string& key, int levels) {  // levels below the event itself
+    return "{\"ph\":\"i\",\"ts\":1,\"name\":\"" + key + std::to_string(levels) + "\",\"" + key + "\":" +
+           std::string(levels - 1, '[') + "{}" + std::string(levels - 1, ']') + "}";
+  };
+  for (const std::string key : {"args", "x"}) {
+    std::string trace = "[" + nest(key, 5) + "," + nest(key, 6) + "]";
+    MergeResult r = MergeInputs({{"t.json", trace}}, o);
+    EXPECT_EQ(Names(NonMeta(r)), std::set<std::string>{key + "5"}) << r.output;
+    EXPECT_TRUE(HasWarning(r.report, Code::kTooDeep)) << key;
+    EXPECT_EQ(r.report.sources.at(0).events_dropped, 1u) << key;
+  }
+}
+
+}  // namespace
+}  // namespace tracemerge::test
