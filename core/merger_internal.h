@@ -79,8 +79,8 @@ class BlockVector {
   T& operator[](size_t i) { return blocks_[i >> kShift][i & (kBlock - 1)]; }
   const T& operator[](size_t i) const { return blocks_[i >> kShift][i & (kBlock - 1)]; }
   void push_back(const T& v) {
-    if ((size_ & (kBlock - 1)) == 0) blocks_.emplace_back(NewBlock());
-    new (&(*this)[size_++]) T(v);
+    new (Tail()) T(v);
+    size_++;
   }
   // Moves other's elements to the end, freeing its blocks as they are copied:
   // the peak grows by one block, not by other's size.
@@ -88,9 +88,8 @@ class BlockVector {
     for (size_t b = 0; b < other.blocks_.size(); b++) {
       const T* from = other.blocks_[b].get();
       for (size_t left = std::min(kBlock, other.size_ - b * kBlock); left > 0;) {
-        if ((size_ & (kBlock - 1)) == 0) blocks_.emplace_back(NewBlock());
         const size_t n = std::min(left, kBlock - (size_ & (kBlock - 1)));  // what fits in our last block
-        std::memcpy(static_cast<void*>(&(*this)[size_]), from, n * sizeof(T));
+        std::memcpy(static_cast<void*>(Tail()), from, n * sizeof(T));
         size_ += n;
         from += n;
         left -= n;
@@ -121,7 +120,11 @@ class BlockVector {
     void operator()(T* p) const { ::operator delete(p); }
   };
   using Block = std::unique_ptr<T[], Release>;
-  static Block NewBlock() { return Block(static_cast<T*>(::operator new(sizeof(T) * kBlock))); }
+  // Where element size_ goes, a new block when the last is full.
+  T* Tail() {
+    if ((size_ & (kBlock - 1)) == 0) blocks_.emplace_back(static_cast<T*>(::operator new(sizeof(T) * kBlock)));
+    return &(*this)[size_];
+  }
   std::vector<Block> blocks_;
   size_t size_ = 0;
 };

@@ -119,11 +119,12 @@ void Merger::Impl::AssignTracks(
     // parsed): then only slices that start together need sorting.
     const bool by_start = std::is_sorted(slices.begin(), slices.end(), [](auto& a, auto& b) { return a.ts < b.ts; });
     if (!by_start) std::sort(slices.begin(), slices.end());
-    for (auto it = slices.begin(); by_start && it != slices.end();) {
-      auto next = std::find_if(it, slices.end(), [&](const Slice& sl) { return sl.ts != it->ts; });
-      if (next - it > 1) std::sort(it, next);
-      it = next;
-    }
+    else
+      for (auto it = slices.begin(); it != slices.end();) {
+        auto next = std::find_if(it, slices.end(), [&](const Slice& sl) { return sl.ts != it->ts; });
+        if (next - it > 1) std::sort(it, next);
+        it = next;
+      }
     std::vector<std::vector<int64_t>> lanes;  // per lane: stack of open slice ends
     for (const Slice& sl : slices) {
       Event& e = events[sl.index];
