@@ -108,7 +108,11 @@ async function main(argv) {
   let dir = '.';
   if (args.output && !toStdout) dir = path.dirname(args.output);
   else if (!args.output && fs.statSync(args.paths[0], { throwIfNoEntry: false })?.isDirectory()) dir = args.paths[0];
-  const tmp = path.join(dir, `.tracemerge-${process.pid}.tmp`);
+  // A device or a pipe (-o /dev/null, a FIFO) is written in place: renaming a
+  // temporary file over it would replace the device with a regular file.
+  const target = args.output && !toStdout ? fs.statSync(args.output, { throwIfNoEntry: false }) : undefined;
+  const inPlace = target !== undefined && !target.isFile() && !target.isDirectory();
+  const tmp = inPlace ? args.output : path.join(dir, `.tracemerge-${process.pid}.tmp`);
   let fd;
   try {
     fd = toStdout ? 1 : fs.openSync(tmp, 'w');
@@ -138,13 +142,21 @@ async function main(argv) {
                          `write ${secs(tFirst || tEnd, tEnd)}\nwasm-heap-bytes ${core.HEAP8.length}\n`);
   }
   if (result.fatal || writeFailed) {
-    if (!toStdout) fs.rmSync(tmp, { force: true });
+    if (!toStdout && !inPlace) fs.rmSync(tmp, { force: true });
     process.stderr.write(result.summary);
     if (writeFailed) process.stderr.write('tracemerge: writing the output failed\n');
     return 1;
   }
   const finalName = args.output || path.join(dir, result.outputName);
-  if (!toStdout) fs.renameSync(tmp, finalName);
+  if (!toStdout && !inPlace) {
+    try {
+      fs.renameSync(tmp, finalName);
+    } catch (e) {
+      process.stderr.write(`tracemerge: cannot create ${finalName}: ${e.message}\n`);
+      fs.rmSync(tmp, { force: true });
+      return 1;
+    }
+  }
   if (args.report) fs.writeFileSync(args.report, `${JSON.stringify(result.report)}\n`);
   if (!args.quiet) {
     process.stderr.write(result.summary);

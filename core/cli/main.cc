@@ -201,7 +201,12 @@ int main(int argc, char** argv) {
     dir = paths[0];
   }
   const bool to_stdout = output == "-";
-  std::string tmp = dir + "/.tracemerge-" + std::to_string(getpid()) + ".tmp";
+  // A device or a pipe (-o /dev/null, a FIFO) is written in place: renaming a
+  // temporary file over it would replace the device with a regular file.
+  std::error_code ec;
+  const bool in_place = !to_stdout && !output.empty() && fs::exists(output, ec) &&
+                        !fs::is_regular_file(output, ec) && !fs::is_directory(output, ec);
+  std::string tmp = in_place ? output : dir + "/.tracemerge-" + std::to_string(getpid()) + ".tmp";
   FILE* out = to_stdout ? stdout : std::fopen(tmp.c_str(), "wb");
   if (!out) {
     std::cerr << "tracemerge: cannot write in " << dir << ": " << std::strerror(errno) << "\n";
@@ -226,14 +231,14 @@ int main(int argc, char** argv) {
   line.Clear();
   if (!to_stdout && std::fclose(out) != 0) write_failed = true;
   if (report.fatal || write_failed) {
-    if (!to_stdout) std::remove(tmp.c_str());
+    if (!to_stdout && !in_place) std::remove(tmp.c_str());
     std::cerr << report.Summary();
     if (write_failed) std::cerr << "tracemerge: writing the output failed\n";
     return 1;
   }
   std::string final_name = output;
   if (output.empty()) final_name = dir + "/" + DefaultOutputName(report, opt.gzip);
-  if (!to_stdout && std::rename(tmp.c_str(), final_name.c_str()) != 0) {
+  if (!to_stdout && !in_place && std::rename(tmp.c_str(), final_name.c_str()) != 0) {
     std::cerr << "tracemerge: cannot create " << final_name << ": " << std::strerror(errno) << "\n";
     std::remove(tmp.c_str());
     return 1;

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { CORPUS, GOLDEN, NATIVE_CLI, NODE_CLI, goldenCases, run, tmpDir } from './helpers.mjs';
+import { spawnSync } from 'node:child_process';
+import { CORPUS, GOLDEN, NATIVE_CLI, NODE_CLI, cliCommand, goldenCases, run, tmpDir } from './helpers.mjs';
 
 for (const c of goldenCases()) {
   test(`golden ${c.name}: node CLI output is byte-identical to the checked-in native output`, () => {
@@ -52,5 +53,28 @@ test('unknown step: exit 1, names the steps, writes nothing', () => {
   assert.equal(r.status, 1);
   assert.match(r.stderr, /UNKNOWN_STEP: step 9999 not found; steps in this job/);
   assert.equal(fs.readdirSync(dir).length, 0);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('-o onto a device or a pipe writes into it and leaves it one (native and node)', () => {
+  const job = path.join(CORPUS, 'smdebug/tests/profiler/resources/merge_traces');
+  const dir = tmpDir('fifo');
+  for (const cli of [NATIVE_CLI, NODE_CLI]) {
+    // A FIFO first (a failure here leaves no harm): the merged trace arrives
+    // through it, and it is still a FIFO after.
+    const fifo = path.join(dir, 'out.fifo');
+    fs.rmSync(fifo, { force: true });
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    const r = spawnSync('sh', ['-c', `cat "${fifo}" > "${fifo}.got" & "$@"; s=$?; wait; exit $s`, 'sh',
+      ...cliCommand(cli), job, '-o', fifo, '--quiet'], { timeout: 30000, killSignal: 'SIGKILL' });
+    assert.equal(r.status, 0, `${cli}: ${r.stderr}`);
+    assert.ok(fs.statSync(fifo).isFIFO(), 'the FIFO was replaced');
+    const got = fs.readFileSync(`${fifo}.got`);
+    assert.ok(got.equals(run(cli, [job, '-o', '-', '--quiet']).stdout), 'FIFO output differs from stdout');
+    assert.deepEqual(fs.readdirSync(dir).filter((f) => f.startsWith('.tracemerge')), []);
+    // /dev/null must stay a character device.
+    assert.equal(run(cli, [job, '-o', '/dev/null', '--quiet']).status, 0);
+    assert.ok(fs.statSync('/dev/null').isCharacterDevice(), '/dev/null was replaced');
+  }
   fs.rmSync(dir, { recursive: true, force: true });
 });

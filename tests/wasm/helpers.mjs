@@ -27,11 +27,15 @@ export function goldenCases() {
     });
 }
 
+// The command line that starts a CLI: [program, ...leading arguments].
+export function cliCommand(cli) {
+  return cli === NODE_CLI ? [process.execPath, NODE_CLI] : [cli];
+}
+
 // Runs a CLI; returns { status, stdout (Buffer), stderr (string) }.
 export function run(cli, args) {
-  const cmd = cli === NODE_CLI ? process.execPath : cli;
-  const argv = cli === NODE_CLI ? [NODE_CLI, ...args] : args;
-  const r = spawnSync(cmd, argv, { maxBuffer: 1 << 30 });
+  const [cmd, ...lead] = cliCommand(cli);
+  const r = spawnSync(cmd, [...lead, ...args], { maxBuffer: 1 << 30 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr.toString() };
 }
 
