@@ -38,7 +38,11 @@ void Inflater::Feed(std::string_view in, ByteBuffer& out) {
     // Straight into out: into the room it has (sized by a good hint, it never
     // grows), else 64 KB more.
     const size_t at = out.size();
-    const auto room = static_cast<uInt>(out.capacity() > at ? std::min<size_t>(out.capacity() - at, 1 << 16) : 1 << 16);
+    // Never more than one byte past the limit: a stream that crosses it stops
+    // right there, and the offset reported is where (whatever the chunks).
+    const uint64_t left = s.max_output - s.produced;  // (produced never passes the limit)
+    const size_t free = out.capacity() > at ? std::min<size_t>(out.capacity() - at, 1 << 16) : 1 << 16;
+    const auto room = static_cast<uInt>(left < free ? left + 1 : free);
     s.z.next_out = reinterpret_cast<Bytef*>(out.Extend(room));
     s.z.avail_out = room;
     const uInt before_in = s.z.avail_in;

@@ -22,8 +22,8 @@ Merger::Merger(Options options) : impl_(new Impl) {
     parser->set_max_depth(impl_->opt.max_depth);  // as the tokenizer's
   }
   if (impl_->opt.parse_in_background)
-    impl_->worker = std::make_unique<SerialWorker<uint32_t>>(1, [m = impl_.get()](uint32_t& source) {
-      m->Finish(m->sources[source], m->worker_parser);
+    impl_->worker = std::make_unique<SerialWorker<Source*>>(1, [m = impl_.get()](Source*& source) {
+      m->Finish(*source, m->worker_parser);  // (not by index: the deque grows meanwhile)
     });
 }
 Merger::~Merger() = default;
@@ -36,8 +36,6 @@ uint64_t GzipSizeHint(std::string_view head, std::string_view tail4, uint64_t fi
 }
 
 void Merger::BeginSource(std::string path, uint64_t size_hint) {
-  // Growing the vector moves the sources: not while the worker parses one.
-  if (impl_->worker && impl_->sources.size() == impl_->sources.capacity()) impl_->worker->Wait();
   Source& s = impl_->sources.emplace_back();
   s.key = static_cast<uint32_t>(impl_->sources.size() - 1);
   s.path = std::move(path);
@@ -75,7 +73,9 @@ void Merger::AppendChunk(std::string_view bytes) {
 
 void Merger::Impl::Append(Source& s, std::string_view bytes) {
   if (s.gz) {
-    s.inflater->Feed(bytes, s.data);
+    // In the background mode, whichever thread parses the source inflates it.
+    if (opt.parse_in_background) s.compressed.append(bytes);
+    else s.inflater->Feed(bytes, s.data);
     return;
   }
   if (s.over_limit) return;
@@ -98,11 +98,13 @@ void Merger::EndSource() {
   }
   // In the background while the worker keeps up (one source may wait for it),
   // else here: both threads parse.
-  if (!impl_->worker || !impl_->worker->TryPush(s.key)) impl_->Finish(s, impl_->parser);
+  if (!impl_->worker || !impl_->worker->TryPush(&s)) impl_->Finish(s, impl_->parser);
 }
 
 void Merger::Impl::Finish(Source& s, EventParser& parser) {
   if (s.inflater) {
+    s.inflater->Feed(s.compressed, s.data);
+    std::string().swap(s.compressed);
     Diagnostic d;
     if (!s.inflater->Finish(&d)) Warn(s, d.code, d.offset, d.message + " (compressed offset)");
     s.inflater.reset();

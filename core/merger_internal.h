@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <new>
 #include <type_traits>
 #include <memory>
@@ -135,6 +136,7 @@ struct Source {
   ByteBuffer data;        // inflated bytes + kPad of padding
   uint64_t size = 0;      // logical size of data
   std::string pending;    // first bytes, until gzip-or-not is known
+  std::string compressed; // gzip bytes inflated when the source ends (parse_in_background)
   bool decided = false, gz = false, over_limit = false;
   std::unique_ptr<Inflater> inflater;
   SourceReport report;
@@ -169,6 +171,9 @@ struct Source {
   bool have_header = false;
 };
 
+// A deque: a new source does not move the others (the worker may be parsing one).
+using Sources = std::deque<Source>;
+
 
 // The kept events in output order — by time, ties by source path, then file
 // order — merged lazily from one sorted run per source: 4 bytes an event
@@ -197,7 +202,7 @@ class TimeOrder {
 };
 
 // Writes the merged JSON for the kept events to sink.
-void WriteOutput(std::vector<Source>& sources, const BlockVector<Event>& events,
+void WriteOutput(Sources& sources, const BlockVector<Event>& events,
                  const std::vector<uint32_t>& meta, TimeOrder& order,
                  const std::vector<std::pair<uint32_t, std::string>>& process_names,
                  const std::vector<std::tuple<uint32_t, uint32_t, std::string>>& thread_names,
@@ -219,7 +224,7 @@ std::string StepList(const std::vector<std::pair<int64_t, int64_t>>& steps);
 // timeline.cc (clock, window), tracks.cc (pids, tids, lanes) and merger.cc.
 struct Merger::Impl {
   Options opt;
-  std::vector<Source> sources;
+  Sources sources;
   BlockVector<Event> events;
   std::vector<std::pair<int64_t, uint32_t>> step_marks;     // (step, event) pythontimeline
   std::vector<std::pair<int64_t, uint32_t>> profiler_steps; // (step, event) ProfilerStep#N
@@ -276,7 +281,7 @@ struct Merger::Impl {
   // Options.parse_in_background: Finish() runs here when the worker is free,
   // else on the caller's thread. Last: destroyed (its thread joined) before
   // the sources it parses.
-  std::unique_ptr<SerialWorker<uint32_t>> worker;
+  std::unique_ptr<SerialWorker<Source*>> worker;
 };
 
 }  // namespace tracemerge

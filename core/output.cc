@@ -168,7 +168,7 @@ bool Template(Source& s, const Event& e, TemplateStore* store, std::string_view*
 
 }  // namespace
 
-void WriteOutput(std::vector<Source>& sources, const BlockVector<Event>& events,
+void WriteOutput(Sources& sources, const BlockVector<Event>& events,
                  const std::vector<uint32_t>& meta, TimeOrder& order,
                  const std::vector<std::pair<uint32_t, std::string>>& process_names,
                  const std::vector<std::tuple<uint32_t, uint32_t, std::string>>& thread_names,

@@ -44,8 +44,7 @@ void Merger::Impl::Join() {
   for (uint32_t i = 0; i < sources.size(); i++) by_path[i] = i;
   std::stable_sort(by_path.begin(), by_path.end(),
                    [&](uint32_t a, uint32_t b) { return sources[a].path < sources[b].path; });
-  std::vector<Source> sorted;
-  sorted.reserve(sources.size());
+  Sources sorted;
   for (uint32_t r = 0; r < by_path.size(); r++) {
     new_index[by_path[r]] = r;
     sorted.push_back(std::move(sources[by_path[r]]));

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <random>
+#include <set>
 
 #include "store.h"
 #include "test_util.h"
@@ -138,6 +139,41 @@ TEST(Background, ParsingOnASecondThreadChangesNothing) {
   o.parse_in_background = true;
   Merger m(o);
   m.AddSource("a.json", R"([{"ph":"X","name":"a","ts":1,"dur":1}])");
+}
+
+TEST(Background, DamagedGzipIsReportedAsInSerial) {
+  // In the background mode a gzip source is inflated when it ends, by the
+  // thread that parses it: truncated, corrupt and over-the-limit streams must
+  // keep the same prefix and give the same diagnostics as streaming inflate.
+  std::string events = "[";
+  for (int i = 0; i < 4000; i++)
+    events += (i ? "," : "") + std::string(R"({"ph":"X","name":"e)") + std::to_string(i) + R"(","ts":)" +
+              std::to_string(i * 10) + R"(,"dur":5,"pid":1,"tid":1})";
+  events += "]";
+  const std::string gz = Gzip(events);
+  std::string corrupt = gz;
+  for (size_t i = gz.size() / 2; i < gz.size() / 2 + 40; i++) corrupt[i] = static_cast<char>(corrupt[i] ^ 0x5a);
+  const std::vector<Input> inputs = {{"job/a.json.gz", gz},
+                                     {"job/b.json.gz", gz.substr(0, gz.size() / 2)},
+                                     {"job/c.json.gz", corrupt},
+                                     {"job/d.json", events}};
+  for (uint64_t limit : {uint64_t{1} << 30, uint64_t{100000}}) {
+    Options serial_opt;
+    serial_opt.max_inflated_bytes = limit;
+    Options background_opt = serial_opt;
+    background_opt.parse_in_background = true;
+    for (size_t chunk : {size_t{0}, size_t{1000}}) {
+      MergeResult serial = MergeInputs(inputs, serial_opt, chunk);
+      MergeResult background = MergeInputs(inputs, background_opt, chunk);
+      EXPECT_TRUE(SameText(background.output, serial.output)) << limit << " " << chunk;
+      EXPECT_EQ(background.report.Summary(), serial.report.Summary());
+      EXPECT_EQ(background.report.ToJson(), serial.report.ToJson());
+      std::set<Code> codes;
+      for (const Diagnostic& d : serial.report.warnings) codes.insert(d.code);
+      EXPECT_TRUE(codes.count(Code::kTruncated)) << serial.report.Summary();
+      if (limit < events.size()) EXPECT_TRUE(codes.count(Code::kTooLarge)) << serial.report.Summary();
+    }
+  }
 }
 
 TEST(Store, FailedPutKeepsEventsInMemoryWithAWarning) {
