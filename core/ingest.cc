@@ -267,23 +267,28 @@ void Merger::Impl::Store(Source& s) {
 
 // ---- parse -----------------------------------------------------------------
 
-// Consecutive events mostly share their process and thread: check the last one first.
+// Events of a few processes and threads interleave: a small cache by hash
+// answers most lookups without building a key for the map.
+static uint32_t& Seen(std::array<uint32_t, 64>& cache, std::string_view text, uint32_t salt = 0) {
+  const uint64_t h = (std::hash<std::string_view>{}(text) + salt) * 0x9E3779B97F4A7C15ull;
+  return cache[h >> 58];
+}
+
 static uint32_t ProcIndex(Source& s, std::string_view pid) {
-  if (!s.procs.empty() && s.procs[s.last_proc].pid_text == pid) return s.last_proc;
+  uint32_t& seen = Seen(s.proc_seen, pid);
+  if (seen < s.procs.size() && s.procs[seen].pid_text == pid) return seen;
   auto [it, added] = s.proc_ix.try_emplace(std::string(pid), static_cast<uint32_t>(s.procs.size()));
   if (added) s.procs.push_back({std::string(pid), "", false, 0});
-  return s.last_proc = it->second;
+  return seen = it->second;
 }
 
 static uint32_t ThreadIndex(Source& s, uint32_t proc, std::string_view tid) {
-  if (!s.threads.empty()) {
-    const Thread& last = s.threads[s.last_thread];
-    if (last.proc == proc && last.tid_text == tid) return s.last_thread;
-  }
+  uint32_t& seen = Seen(s.thread_seen, tid, proc);
+  if (seen < s.threads.size() && s.threads[seen].proc == proc && s.threads[seen].tid_text == tid) return seen;
   std::string key = std::to_string(proc) + '\x1f' + std::string(tid);
   auto [it, added] = s.thread_ix.try_emplace(key, static_cast<uint32_t>(s.threads.size()));
   if (added) s.threads.push_back({proc, std::string(tid), "", false, {}});
-  return s.last_thread = it->second;
+  return seen = it->second;
 }
 
 void Merger::Impl::Parse(Source& s, EventParser& parser) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -145,7 +146,9 @@ struct Source {
   std::unordered_map<std::string, uint32_t> proc_ix;
   std::vector<Thread> threads;
   std::unordered_map<std::string, uint32_t> thread_ix;
-  uint32_t last_proc = 0, last_thread = 0;  // lookup cache
+  // Lookup caches (ingest.cc): the process and thread last seen by a hash of
+  // their text; an entry may be stale or another's, so it is checked.
+  std::array<uint32_t, 64> proc_seen{}, thread_seen{};
   IdTable ids;                          // original id → local number
   uint64_t id_base = 0;                 // output id = id_base + local number
   uint64_t id_count = 0;                // ids.size() once parsed (the table is freed)
