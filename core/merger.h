@@ -66,10 +66,11 @@ struct Options {
   // of the sources beyond it go to `store` (when set) as they are parsed.
   uint64_t memory_budget = UINT64_MAX;
   std::shared_ptr<TemplateStore> store;
-  // Parse sources on a second thread too: a source that ends while that thread
-  // has none waiting goes to it, the others are parsed by the caller (the same
-  // output either way). Up to three sources' inputs are in memory then (two
-  // being parsed, one waiting); "parse" progress is not reported, and
+  // Inflate and parse sources on a second thread too: a source that ends while
+  // that thread has none waiting goes to it, the others are inflated and parsed
+  // by the caller (the same output either way). Up to three sources' inputs are
+  // in memory then (two being parsed, one waiting, a gzip one still
+  // compressed); "parse" progress is not reported, and
   // Options.store must take Put() from either thread (one at a time). The
   // native CLI sets it on machines with more than one core.
   bool parse_in_background = false;

@@ -204,8 +204,8 @@ int main(int argc, char** argv) {
   // A device or a pipe (-o /dev/null, a FIFO) is written in place: renaming a
   // temporary file over it would replace the device with a regular file.
   std::error_code ec;
-  const bool in_place = !to_stdout && !output.empty() && fs::exists(output, ec) &&
-                        !fs::is_regular_file(output, ec) && !fs::is_directory(output, ec);
+  const fs::file_status target = output.empty() || to_stdout ? fs::file_status() : fs::status(output, ec);
+  const bool in_place = fs::exists(target) && !fs::is_regular_file(target) && !fs::is_directory(target);
   std::string tmp = in_place ? output : dir + "/.tracemerge-" + std::to_string(getpid()) + ".tmp";
   FILE* out = to_stdout ? stdout : std::fopen(tmp.c_str(), "wb");
   if (!out) {
