@@ -41,9 +41,49 @@ void TimeOrder::AddRun(std::vector<uint32_t> run) {
   runs_.push_back(std::move(run));
 }
 
+TimeOrder::Cursor::Cursor(const TimeOrder& order, const std::vector<uint32_t>& from, std::vector<uint32_t> to)
+    : order_(&order), end_(std::move(to)) {
+  for (uint32_t r = 0; r < end_.size(); r++) {
+    if (from[r] == end_[r]) continue;
+    heap_.push_back({order.events_[order.runs_[r][from[r]]].ts, r, from[r]});
+    size_ += end_[r] - from[r];
+  }
+  std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
+}
+
+std::vector<TimeOrder::Cursor> TimeOrder::Slices(size_t pieces) const {
+  // Cut times: quantiles of a sample of every run's times. A slice holds the
+  // events from one cut (inclusive) to the next, so equal times stay together.
+  std::vector<int64_t> sample, cuts;
+  const uint64_t step = std::max<uint64_t>(1, size_ / (std::max<size_t>(pieces, 1) * 16));
+  if (pieces > 1)
+    for (const auto& run : runs_)
+      for (size_t k = 0; k < run.size(); k += step) sample.push_back(events_[run[k]].ts);
+  std::sort(sample.begin(), sample.end());
+  for (size_t k = 1; k < pieces && !sample.empty(); k++) {
+    const int64_t t = sample[k * sample.size() / pieces];
+    if (t > sample.front() && (cuts.empty() || t > cuts.back())) cuts.push_back(t);
+  }
+  std::vector<Cursor> slices;
+  std::vector<uint32_t> from(runs_.size(), 0);
+  for (size_t k = 0; k <= cuts.size(); k++) {
+    std::vector<uint32_t> to(runs_.size());
+    for (uint32_t r = 0; r < runs_.size(); r++) {
+      const auto& run = runs_[r];
+      to[r] = k == cuts.size() ? static_cast<uint32_t>(run.size())
+                               : static_cast<uint32_t>(std::lower_bound(run.begin() + from[r], run.end(), cuts[k],
+                                                                        [&](uint32_t i, int64_t t) { return events_[i].ts < t; }) -
+                                                       run.begin());
+    }
+    slices.push_back(Cursor(*this, from, to));
+    from = std::move(to);
+  }
+  return slices;
+}
+
 // Moves the heap's top down to its place after its key grew: one pass down,
 // where pop_heap + push_heap would take two.
-void TimeOrder::SiftTop() {
+void TimeOrder::Cursor::SiftTop() {
   const size_t n = heap_.size();
   const Head top = heap_[0];
   size_t i = 0;
@@ -55,31 +95,25 @@ void TimeOrder::SiftTop() {
   heap_[i] = top;
 }
 
-size_t TimeOrder::Next(uint32_t* out, size_t n) {
-  if (!started_) {
-    started_ = true;
-    for (uint32_t r = 0; r < runs_.size(); r++)
-      if (!runs_[r].empty()) heap_.push_back({events_[runs_[r][0]].ts, r, 0});
-    std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
-  }
+size_t TimeOrder::Cursor::Next(uint32_t* out, size_t n) {
+  const BlockVector<Event>& events = order_->events_;
   size_t got = 0;
   while (got < n && !heap_.empty()) {
     Head& h = heap_.front();
-    std::vector<uint32_t>& run = runs_[h.run];
+    const std::vector<uint32_t>& run = order_->runs_[h.run];
+    const uint32_t end = end_[h.run];
     // Take this run's events while they stay first (no other run starts
     // earlier): the next run up is the smaller of the top's two children.
     const size_t size = heap_.size();
     const Head* next = size < 2 ? nullptr : size > 2 && heap_[1] > heap_[2] ? &heap_[2] : &heap_[1];
     do {
       // Sorted runs of unsorted files jump around in the index: load ahead.
-      if (h.pos + 8 < run.size()) __builtin_prefetch(&events_[run[h.pos + 8]]);
+      if (h.pos + 8 < end) __builtin_prefetch(&events[run[h.pos + 8]]);
       out[got++] = run[h.pos++];
-    } while (got < n && h.pos < run.size() &&
-             (!next || !(Head{events_[run[h.pos]].ts, h.run, 0} > *next)));
-    if (h.pos < run.size()) {
-      h.ts = events_[run[h.pos]].ts;
+    } while (got < n && h.pos < end && (!next || !(Head{events[run[h.pos]].ts, h.run, 0} > *next)));
+    if (h.pos < end) {
+      h.ts = events[run[h.pos]].ts;
     } else {
-      std::vector<uint32_t>().swap(run);
       h = heap_.back();
       heap_.pop_back();
     }

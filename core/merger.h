@@ -74,6 +74,10 @@ struct Options {
   // Options.store must take Put() from either thread (one at a time). The
   // native CLI sets it on machines with more than one core.
   bool parse_in_background = false;
+  // Render the output on a second thread too: the time order is cut into
+  // slices, rendered alternately by the caller and that thread (the same
+  // output). Not with a store. The native CLI sets it with the above.
+  bool write_in_background = false;
   // Parse and resolve the window only: the report describes the job (span,
   // steps, sources, warnings); nothing is written.
   bool scan_only = false;

@@ -187,26 +187,43 @@ class TimeOrder {
   // The source's kept events (indices into events, in file order); sorts them.
   void AddRun(std::vector<uint32_t> run);
   uint64_t size() const { return size_; }
-  // Fills out with up to n next events; 0 at the end.
-  size_t Next(uint32_t* out, size_t n);
+
+  // Reads one stretch of the order (the runs stay shared and unchanged, so
+  // cursors may be read on different threads).
+  class Cursor {
+   public:
+    // Fills out with up to n next events; 0 at the end.
+    size_t Next(uint32_t* out, size_t n);
+    uint64_t size() const { return size_; }
+
+   private:
+    friend class TimeOrder;
+    struct Head {
+      int64_t ts;
+      uint32_t run, pos;
+      bool operator>(const Head& o) const { return ts != o.ts ? ts > o.ts : run > o.run; }
+    };
+    Cursor(const TimeOrder& order, const std::vector<uint32_t>& from, std::vector<uint32_t> to);
+    void SiftTop();
+    const TimeOrder* order_;
+    std::vector<uint32_t> end_;  // per run: where this stretch ends
+    std::vector<Head> heap_;
+    uint64_t size_ = 0;
+  };
+  // The order in consecutive slices, by time: every event of a slice comes
+  // before those of the next. About `pieces` slices of similar size (fewer
+  // when many events share a time); Slices(1) is the whole order.
+  std::vector<Cursor> Slices(size_t pieces) const;
 
  private:
-  struct Head {
-    int64_t ts;
-    uint32_t run, pos;
-    bool operator>(const Head& o) const { return ts != o.ts ? ts > o.ts : run > o.run; }
-  };
-  void SiftTop();
   const BlockVector<Event>& events_;
   std::vector<std::vector<uint32_t>> runs_;  // added in path order: ties go to the earlier
-  std::vector<Head> heap_;
-  bool started_ = false;
   uint64_t size_ = 0;
 };
 
 // Writes the merged JSON for the kept events to sink.
 void WriteOutput(Sources& sources, const BlockVector<Event>& events,
-                 const std::vector<uint32_t>& meta, TimeOrder& order,
+                 const std::vector<uint32_t>& meta, const TimeOrder& order,
                  const std::vector<std::pair<uint32_t, std::string>>& process_names,
                  const std::vector<std::tuple<uint32_t, uint32_t, std::string>>& thread_names,
                  const Options& options, Report* report, const Sink& sink);

@@ -1,7 +1,12 @@
 // The JSON writer: generated track names, carried metadata, then the sorted
 // events rewritten one by one from their source bytes, then the report. Output
 // leaves in ~1 MB chunks (optionally gzipped), never as one giant string.
+#include <atomic>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <tuple>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -33,6 +38,12 @@ class ChunkWriter {
   void Finish() {
     Flush();
     if (gz_) gz_->Finish();
+  }
+  // Sends bytes rendered elsewhere, after those buffered here.
+  void Put(std::string_view bytes) {
+    Flush();
+    if (gz_) gz_->Write(bytes);
+    else Emit(bytes);
   }
 
  private:
@@ -166,10 +177,55 @@ bool Template(Source& s, const Event& e, TemplateStore* store, std::string_view*
   return true;
 }
 
+// Appends one event after its separator (none before the first); false when
+// its template cannot be read (report->fatal says why).
+bool RenderEvent(Source& s, const Event& e, TemplateStore* store, bool* first, ByteBuffer& out, Report* report) {
+  const Thread& t = s.threads[e.thread];
+  const uint32_t tid = t.lane_tids.empty() ? 0 : t.lane_tids[std::min<size_t>(e.lane, t.lane_tids.size() - 1)];
+  std::string_view tpl;
+  if (!Template(s, e, store, &tpl)) {
+    report->fatal = Diagnostic{Code::kIo, s.path, 0, "could not read this file's events back from the store"};
+    return false;
+  }
+  out.append(*first ? "\n" : ",\n");
+  *first = false;
+  Expand(tpl, s.procs[t.proc].out_pid, tid, e.ts, s.id_base, &out);
+  return true;
+}
+
+// Renders the events of a cursor into out, counting them per source in kept.
+// After every batch, and after every event once out holds a chunk,
+// after(events so far) may send out's bytes, or stop by returning false.
+template <class After>
+bool RenderEvents(Sources& sources, const BlockVector<Event>& events, TimeOrder::Cursor& cursor,
+                  TemplateStore* store, bool* first, ByteBuffer& out, std::vector<uint64_t>& kept, Report* report,
+                  After&& after) {
+  std::vector<uint32_t> batch(4096);
+  uint64_t n = 0;
+  while (size_t got = cursor.Next(batch.data(), batch.size())) {
+    for (size_t k = 0; k < got; k++) {
+      // The next events and their templates are far apart in memory: ask early.
+      if (k + 16 < got) __builtin_prefetch(&events[batch[k + 16]]);
+      if (k + 8 < got) {
+        const Event& ahead = events[batch[k + 8]];
+        const Source& s = sources[ahead.source];
+        if (!s.stored) __builtin_prefetch(s.arena.data() + ahead.offset);
+      }
+      const Event& e = events[batch[k]];
+      if (!RenderEvent(sources[e.source], e, store, first, out, report)) return false;
+      kept[e.source]++;
+      if (out.size() >= kChunk && !after(n + k + 1)) return false;
+    }
+    n += got;
+    if (!after(n)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void WriteOutput(Sources& sources, const BlockVector<Event>& events,
-                 const std::vector<uint32_t>& meta, TimeOrder& order,
+                 const std::vector<uint32_t>& meta, const TimeOrder& order,
                  const std::vector<std::pair<uint32_t, std::string>>& process_names,
                  const std::vector<std::tuple<uint32_t, uint32_t, std::string>>& thread_names,
                  const Options& options, Report* report, const Sink& sink) {
@@ -191,55 +247,103 @@ void WriteOutput(Sources& sources, const BlockVector<Event>& events,
     out.append("{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
                ",\"tid\":" + std::to_string(tid) + ",\"args\":{\"name\":\"" + name + "\"}}");
   }
-  auto write_event = [&](uint64_t i) {
+  TemplateStore* store = options.store.get();
+  std::vector<uint64_t> kept(sources.size());  // events written, by source
+  bool ok = true;
+  for (uint32_t i : meta) {
     const Event& e = events[i];
-    Source& s = sources[e.source];
-    const Thread& t = s.threads[e.thread];
-    const uint32_t tid = t.lane_tids.empty() ? 0 : t.lane_tids[std::min<size_t>(e.lane, t.lane_tids.size() - 1)];
-    std::string_view tpl;
-    if (!Template(s, e, options.store.get(), &tpl)) {
-      report->fatal = Diagnostic{Code::kIo, s.path, 0, "could not read this file's events back from the store"};
-      return false;
-    }
-    begin_event();
-    Expand(tpl, s.procs[t.proc].out_pid, tid, e.ts, s.id_base, &out);
-    s.report.events_kept++;
-    report->events_written++;
+    if (!(ok = RenderEvent(sources[e.source], e, store, &first, out, report))) break;
+    kept[e.source]++;
     w.MaybeFlush();
-    return true;
-  };
-  auto release_windows = [&] {
-    for (Source& s : sources) {
-      std::string().swap(s.window);
-      std::string().swap(s.window_event);
-    }
-  };
-  auto stop = [&] {
-    w.Flush();
-    release_windows();
-  };
-  for (uint32_t i : meta)
-    if (!write_event(i)) return stop();
-  const uint64_t total = order.size();
-  uint64_t n = 0;
-  std::vector<uint32_t> batch(4096);
-  while (size_t got = order.Next(batch.data(), batch.size())) {
-    for (size_t k = 0; k < got; k++, n++) {
-      if (options.progress && n % 16384 == 16383 && !options.progress(Progress{"write", n, total})) {
-        report->fatal = Diagnostic{Code::kCancelled, "", 0, "merge cancelled while writing"};
-        return stop();
-      }
-      // The next events and their templates are far apart in memory: ask early.
-      if (k + 16 < got) __builtin_prefetch(&events[batch[k + 16]]);
-      if (k + 8 < got) {
-        const Event& ahead = events[batch[k + 8]];
-        const Source& s = sources[ahead.source];
-        if (!s.stored) __builtin_prefetch(s.arena.data() + ahead.offset);
-      }
-      if (!write_event(batch[k])) return stop();
-    }
   }
-  release_windows();
+  const uint64_t total = order.size();
+  uint64_t done = 0, report_at = 16384;  // events sent; the next progress call
+  auto keep_going = [&](uint64_t more) {   // (more: of the slice being written)
+    w.MaybeFlush();
+    if (!options.progress || done + more < report_at) return true;
+    report_at = done + more + 16384;
+    if (options.progress(Progress{"write", done + more, total})) return true;
+    report->fatal = Diagnostic{Code::kCancelled, "", 0, "merge cancelled while writing"};
+    return false;
+  };
+  // With a second thread (and no store, whose reads are not shared), the
+  // order is cut into slices by time: this thread writes the even ones while
+  // the other renders the odd ones into a buffer, sent when their turn comes.
+  constexpr uint64_t kSliceEvents = 16384;
+  const bool two = ok && options.write_in_background && !store && total > 1;
+  std::vector<TimeOrder::Cursor> slices =
+      order.Slices(two ? std::max<uint64_t>(total / kSliceEvents, std::min<uint64_t>(total, 16)) : 1);
+  struct Handoff {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::optional<ByteBuffer> ready;  // the next odd slice, rendered
+    std::vector<uint64_t> kept;       // and its events by source
+    ByteBuffer spare;                 // a sent slice's buffer, for the next
+    std::atomic<bool> stop{false};
+  } hand;
+  std::thread helper;
+  if (two && slices.size() > 1)
+    helper = std::thread([&] {
+      ByteBuffer buf;
+      std::vector<uint64_t> counts(sources.size());
+      Report unused;  // (no store: rendering cannot fail)
+      for (size_t k = 1; k < slices.size(); k += 2) {
+        {
+          std::lock_guard<std::mutex> lock(hand.mu);
+          if (hand.spare.capacity() > buf.capacity()) buf.swap(hand.spare);
+        }
+        buf.clear();
+        bool not_first = false;
+        RenderEvents(sources, events, slices[k], nullptr, &not_first, buf, counts, &unused,
+                     [&](uint64_t) { return !hand.stop; });
+        std::unique_lock<std::mutex> lock(hand.mu);
+        hand.cv.wait(lock, [&] { return !hand.ready || hand.stop; });
+        if (hand.stop) return;
+        hand.ready.emplace(std::move(buf));
+        hand.kept.swap(counts);
+        counts.assign(sources.size(), 0);
+        hand.cv.notify_all();
+      }
+    });
+  for (size_t k = 0; ok && k < slices.size(); k++) {
+    if (k % 2 == 0 || !helper.joinable()) {
+      ok = RenderEvents(sources, events, slices[k], store, &first, out, kept, report, keep_going);
+      done += slices[k].size();
+      continue;
+    }
+    ByteBuffer buf;
+    {
+      std::unique_lock<std::mutex> lock(hand.mu);
+      hand.cv.wait(lock, [&] { return hand.ready.has_value(); });
+      buf = std::move(*hand.ready);
+      hand.ready.reset();
+      for (size_t i = 0; i < kept.size(); i++) kept[i] += hand.kept[i];
+    }
+    hand.cv.notify_all();
+    first = false;
+    w.Put(buf.view());
+    {
+      std::lock_guard<std::mutex> lock(hand.mu);
+      hand.spare.swap(buf);
+    }
+    done += slices[k].size();
+    ok = keep_going(0);
+  }
+  if (helper.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(hand.mu);
+      hand.stop = true;
+    }
+    hand.cv.notify_all();
+    helper.join();
+  }
+  for (uint32_t i = 0; i < sources.size(); i++) sources[i].report.events_kept += kept[i];
+  for (uint64_t k : kept) report->events_written += k;
+  for (Source& s : sources) {
+    std::string().swap(s.window);
+    std::string().swap(s.window_event);
+  }
+  if (!ok) return w.Flush();
   if (options.progress) options.progress(Progress{"write", total, total});
   for (Source& s : sources) report->sources.push_back(s.report);
   out.append("\n],\n\"displayTimeUnit\":\"ms\",\n\"metadata\":{\"tracemerge\":");

@@ -144,6 +144,7 @@ int main(int argc, char** argv) {
     }
   }
   merge_opt.parse_in_background = std::thread::hardware_concurrency() > 1;  // read the next file meanwhile
+  merge_opt.write_in_background = merge_opt.parse_in_background;
   merge_opt.progress = [&](const Progress& p) {
     if (std::string_view(p.stage) == "write")
       line.Show("writing: " + std::to_string(p.done) + " of " + std::to_string(p.total) + " events");

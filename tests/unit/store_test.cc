@@ -118,7 +118,7 @@ TEST(Store, OutOfOrderSourcesPutInTimeOrderInMemoryMergeAsInFileOrder) {
   }
 }
 
-TEST(Background, ParsingOnASecondThreadChangesNothing) {
+TEST(Background, ParsingAndWritingOnASecondThreadChangeNothing) {
   // The real corpus and the smdebug jobs, in small chunks (the caller reads
   // while the worker parses) and whole (the caller, faster, parses some
   // sources itself), in memory and with every template stored.
@@ -129,6 +129,7 @@ TEST(Background, ParsingOnASecondThreadChangesNothing) {
       for (bool stored : {false, true}) {
         Options o = stored ? Budget(0, std::make_shared<CountingStore>()) : Options();
         o.parse_in_background = true;
+        o.write_in_background = true;  // (with a store, the caller writes alone)
         MergeResult background = MergeInputs(inputs, o, chunk);
         EXPECT_TRUE(SameText(background.output, serial.output)) << dir << (stored ? " stored" : "") << chunk;
         EXPECT_EQ(background.report.Summary(), serial.report.Summary()) << dir;
@@ -139,6 +140,53 @@ TEST(Background, ParsingOnASecondThreadChangesNothing) {
   o.parse_in_background = true;
   Merger m(o);
   m.AddSource("a.json", R"([{"ph":"X","name":"a","ts":1,"dur":1}])");
+}
+
+TEST(Background, WritingInSlicesOnTwoThreadsEqualsWritingInOne) {
+  // Enough events for many slices of the real size, from sources that
+  // interleave in time with many equal times (ties go by path across slice
+  // edges), out of order, with B/E pairs, lanes, ids and metadata; gzipped
+  // output too, and progress that cancels part way.
+  std::mt19937 rng(11);
+  std::vector<Input> inputs;
+  for (int f = 0; f < 5; f++) {
+    std::string t = "[" + std::string(R"({"ph":"M","name":"process_name","pid":1,"args":{"name":"p"}})");
+    for (int i = 0; i < 30000; i++) {
+      const int ts = f == 4 ? 100 : static_cast<int>(rng() % 20000) / 3;  // one source all at one time
+      const char* ph = i % 7 == 0 ? "B" : i % 7 == 1 ? "E" : "X";
+      t += ",{\"ph\":\"" + std::string(ph) + "\",\"name\":\"e" + std::to_string(i) + "\",\"ts\":" +
+           std::to_string(ts) + ",\"dur\":" + std::to_string(rng() % 50) + ",\"pid\":1,\"tid\":" +
+           std::to_string(rng() % 3) + (i % 11 == 0 ? ",\"id\":\"0x" + std::to_string(i % 97) + "\"" : "") + "}";
+    }
+    inputs.push_back({"job/rank-" + std::to_string(f) + ".json", t + "]"});
+  }
+  for (bool gzip : {false, true}) {
+    Options serial_opt;
+    serial_opt.gzip = gzip;
+    Options two_opt = serial_opt;
+    two_opt.write_in_background = true;
+    MergeResult serial = MergeInputs(inputs, serial_opt);
+    MergeResult two = MergeInputs(inputs, two_opt);
+    ASSERT_FALSE(serial.report.fatal);
+    EXPECT_EQ(serial.report.events_written, 150000u);
+    EXPECT_TRUE(two.output == serial.output) << "gzip " << gzip;
+    EXPECT_EQ(two.report.ToJson(), serial.report.ToJson());
+  }
+  for (uint64_t stop_after : {uint64_t{0}, uint64_t{40000}, uint64_t{100000}}) {
+    Options o;
+    o.write_in_background = true;
+    uint64_t last = 0;
+    o.progress = [&](const Progress& p) {
+      if (std::string(p.stage) != "write") return true;
+      EXPECT_GE(p.done, last);
+      last = p.done;
+      return p.done <= stop_after;
+    };
+    MergeResult r = MergeInputs(inputs, o);
+    ASSERT_TRUE(r.report.fatal);
+    EXPECT_EQ(r.report.fatal->code, Code::kCancelled);
+    EXPECT_LT(r.report.events_written, 150000u);
+  }
 }
 
 TEST(Background, DamagedGzipIsReportedAsInSerial) {

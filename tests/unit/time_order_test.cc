@@ -53,7 +53,7 @@ TEST(BlockVector, SpliceAppendsInOrderAcrossBlocks) {
   for (size_t i = 0; i < expected.size(); i++) ASSERT_EQ(all[i], expected[i]) << i;
 }
 
-TEST(TimeOrder, EqualsAStableSortOfAllRunsWhateverTheBatchSize) {
+TEST(TimeOrder, EqualsAStableSortOfAllRunsWhateverTheBatchSizeAndSlices) {
   std::mt19937 rng(3);
   for (int round = 0; round < 50; round++) {
     BlockVector<Event> events;
@@ -79,10 +79,25 @@ TEST(TimeOrder, EqualsAStableSortOfAllRunsWhateverTheBatchSize) {
     }
     std::sort(expected.begin(), expected.end());
     ASSERT_EQ(order.size(), expected.size());
-    std::vector<uint32_t> got, batch(1 + rng() % 64);
-    while (size_t n = order.Next(batch.data(), batch.size())) got.insert(got.end(), batch.begin(), batch.begin() + n);
-    ASSERT_EQ(got.size(), expected.size());
-    for (size_t i = 0; i < got.size(); i++) ASSERT_EQ(got[i], std::get<3>(expected[i])) << "round " << round << " at " << i;
+    // Whole, or cut into slices (read in any order: each is a cursor of its own).
+    for (size_t pieces : {size_t{1}, size_t{2}, size_t{7}, 1 + rng() % 300}) {
+      std::vector<TimeOrder::Cursor> slices = order.Slices(pieces);
+      ASSERT_LE(slices.size(), std::max<size_t>(pieces, 1));
+      if (pieces == 1) ASSERT_EQ(slices.size(), 1u);
+      std::vector<std::vector<uint32_t>> parts(slices.size());
+      std::vector<uint32_t> batch(1 + rng() % 64);
+      for (size_t k = slices.size(); k-- > 0;) {
+        while (size_t n = slices[k].Next(batch.data(), batch.size()))
+          parts[k].insert(parts[k].end(), batch.begin(), batch.begin() + n);
+        ASSERT_EQ(parts[k].size(), slices[k].size());
+        if (expected.size() > 0) ASSERT_FALSE(parts[k].empty()) << "slice " << k << " of " << slices.size();
+      }
+      std::vector<uint32_t> got;
+      for (auto& part : parts) got.insert(got.end(), part.begin(), part.end());
+      ASSERT_EQ(got.size(), expected.size());
+      for (size_t i = 0; i < got.size(); i++)
+        ASSERT_EQ(got[i], std::get<3>(expected[i])) << "round " << round << " pieces " << pieces << " at " << i;
+    }
   }
 }
 
