@@ -39,11 +39,13 @@ class ChunkWriter {
     Flush();
     if (gz_) gz_->Finish();
   }
-  // Sends bytes rendered elsewhere, after those buffered here.
+  // Sends bytes rendered elsewhere, after those buffered here, in chunks.
   void Put(std::string_view bytes) {
     Flush();
-    if (gz_) gz_->Write(bytes);
-    else Emit(bytes);
+    for (size_t at = 0; at < bytes.size(); at += kChunk) {
+      if (gz_) gz_->Write(bytes.substr(at, kChunk));
+      else Emit(bytes.substr(at, kChunk));
+    }
   }
 
  private:
@@ -222,6 +224,70 @@ bool RenderEvents(Sources& sources, const BlockVector<Event>& events, TimeOrder:
   return true;
 }
 
+// Renders the odd slices (1, 3, 5, …) of the order on a second thread, one
+// ahead of the caller, who takes each when its turn comes. Not with a store,
+// whose reads are not shared.
+class OddSlices {
+ public:
+  OddSlices(Sources& sources, const BlockVector<Event>& events, std::vector<TimeOrder::Cursor>& slices) {
+    if (slices.size() < 2) return;
+    thread_ = std::thread([this, &sources, &events, &slices] {
+      ByteBuffer buf;
+      std::vector<uint64_t> kept;
+      Report unused;  // (no store: rendering cannot fail)
+      for (size_t k = 1; k < slices.size(); k += 2) {
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          if (spare_.capacity() > buf.capacity()) buf.swap(spare_);
+        }
+        buf.clear();
+        kept.assign(sources.size(), 0);
+        bool first = false;  // (slice 0 came before)
+        RenderEvents(sources, events, slices[k], nullptr, &first, buf, kept, &unused, [&](uint64_t) { return !stop_; });
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return !ready_ || stop_; });
+        if (stop_) return;
+        ready_.emplace(std::move(buf));
+        ready_kept_.swap(kept);
+        cv_.notify_all();
+      }
+    });
+  }
+  ~OddSlices() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+  bool running() const { return thread_.joinable(); }
+  // The next odd slice, once rendered; adds its events by source to kept.
+  ByteBuffer Take(std::vector<uint64_t>& kept) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return ready_.has_value(); });
+    ByteBuffer buf = std::move(*ready_);
+    ready_.reset();
+    for (size_t i = 0; i < kept.size(); i++) kept[i] += ready_kept_[i];
+    cv_.notify_all();
+    return buf;
+  }
+  // A taken slice's buffer, sent: the next slice is rendered into it.
+  void GiveBack(ByteBuffer buf) {
+    std::lock_guard<std::mutex> lock(mu_);
+    spare_.swap(buf);
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::optional<ByteBuffer> ready_;  // the next odd slice, rendered
+  std::vector<uint64_t> ready_kept_;  // and its events by source
+  ByteBuffer spare_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;  // last: started once the rest is set up
+};
+
 }  // namespace
 
 void WriteOutput(Sources& sources, const BlockVector<Event>& events,
@@ -266,77 +332,28 @@ void WriteOutput(Sources& sources, const BlockVector<Event>& events,
     report->fatal = Diagnostic{Code::kCancelled, "", 0, "merge cancelled while writing"};
     return false;
   };
-  // With a second thread (and no store, whose reads are not shared), the
-  // order is cut into slices by time: this thread writes the even ones while
-  // the other renders the odd ones into a buffer, sent when their turn comes.
-  constexpr uint64_t kSliceEvents = 16384;
+  // With a second thread, the order is cut into slices by time: this thread
+  // writes the even ones while the other renders the odd ones.
+  constexpr uint64_t kSliceEvents = 8192;  // (~1 MB of output)
   const bool two = ok && options.write_in_background && !store && total > 1;
   std::vector<TimeOrder::Cursor> slices =
       order.Slices(two ? std::max<uint64_t>(total / kSliceEvents, std::min<uint64_t>(total, 16)) : 1);
-  struct Handoff {
-    std::mutex mu;
-    std::condition_variable cv;
-    std::optional<ByteBuffer> ready;  // the next odd slice, rendered
-    std::vector<uint64_t> kept;       // and its events by source
-    ByteBuffer spare;                 // a sent slice's buffer, for the next
-    std::atomic<bool> stop{false};
-  } hand;
-  std::thread helper;
-  if (two && slices.size() > 1)
-    helper = std::thread([&] {
-      ByteBuffer buf;
-      std::vector<uint64_t> counts(sources.size());
-      Report unused;  // (no store: rendering cannot fail)
-      for (size_t k = 1; k < slices.size(); k += 2) {
-        {
-          std::lock_guard<std::mutex> lock(hand.mu);
-          if (hand.spare.capacity() > buf.capacity()) buf.swap(hand.spare);
-        }
-        buf.clear();
-        bool not_first = false;
-        RenderEvents(sources, events, slices[k], nullptr, &not_first, buf, counts, &unused,
-                     [&](uint64_t) { return !hand.stop; });
-        std::unique_lock<std::mutex> lock(hand.mu);
-        hand.cv.wait(lock, [&] { return !hand.ready || hand.stop; });
-        if (hand.stop) return;
-        hand.ready.emplace(std::move(buf));
-        hand.kept.swap(counts);
-        counts.assign(sources.size(), 0);
-        hand.cv.notify_all();
+  {
+    OddSlices odd(sources, events, slices);
+    for (size_t k = 0; ok && k < slices.size(); k++) {
+      if (k % 2 == 0 || !odd.running()) {
+        ok = RenderEvents(sources, events, slices[k], store, &first, out, kept, report, keep_going);
+        done += slices[k].size();
+      } else {
+        ByteBuffer buf = odd.Take(kept);
+        first = false;
+        w.Put(buf.view());
+        odd.GiveBack(std::move(buf));
+        done += slices[k].size();
+        ok = keep_going(0);
       }
-    });
-  for (size_t k = 0; ok && k < slices.size(); k++) {
-    if (k % 2 == 0 || !helper.joinable()) {
-      ok = RenderEvents(sources, events, slices[k], store, &first, out, kept, report, keep_going);
-      done += slices[k].size();
-      continue;
     }
-    ByteBuffer buf;
-    {
-      std::unique_lock<std::mutex> lock(hand.mu);
-      hand.cv.wait(lock, [&] { return hand.ready.has_value(); });
-      buf = std::move(*hand.ready);
-      hand.ready.reset();
-      for (size_t i = 0; i < kept.size(); i++) kept[i] += hand.kept[i];
-    }
-    hand.cv.notify_all();
-    first = false;
-    w.Put(buf.view());
-    {
-      std::lock_guard<std::mutex> lock(hand.mu);
-      hand.spare.swap(buf);
-    }
-    done += slices[k].size();
-    ok = keep_going(0);
-  }
-  if (helper.joinable()) {
-    {
-      std::lock_guard<std::mutex> lock(hand.mu);
-      hand.stop = true;
-    }
-    hand.cv.notify_all();
-    helper.join();
-  }
+  }  // (the second thread stops here)
   for (uint32_t i = 0; i < sources.size(); i++) sources[i].report.events_kept += kept[i];
   for (uint64_t k : kept) report->events_written += k;
   for (Source& s : sources) {
