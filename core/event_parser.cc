@@ -254,7 +254,7 @@ struct Reader {
       if (raw.empty()) return false;
       if (!first) out->push_back(',');
       first = false;
-      if (!field(raw, Unquote(raw))) return false;
+      if (!field(raw, raw.substr(1, raw.size() - 2))) return false;  // (a key token is quoted)
       if (Take('}')) {
         out->push_back('}');
         return true;

@@ -270,8 +270,9 @@ void Merger::Impl::Store(Source& s) {
 // Events of a few processes and threads interleave: a small cache by hash
 // answers most lookups without building a key for the map.
 static uint32_t& Seen(std::array<uint32_t, 64>& cache, std::string_view text, uint32_t salt = 0) {
-  const uint64_t h = (std::hash<std::string_view>{}(text) + salt) * 0x9E3779B97F4A7C15ull;
-  return cache[h >> 58];
+  uint64_t h = 0xcbf29ce484222325ull ^ salt;  // FNV-1a: pids and tids are short
+  for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  return cache[(h * 0x9E3779B97F4A7C15ull) >> 58];
 }
 
 static uint32_t ProcIndex(Source& s, std::string_view pid) {
