@@ -88,7 +88,9 @@ std::optional<int64_t> ParseScaled(std::string_view token, int64_t scale) {
     for (uint64_t eight; n <= 10 && e - p >= 8 && EightDigits(p, &eight); p += 8, n += 8)
       whole = whole * 100000000 + static_cast<int64_t>(eight);
     for (; p < e && IsDigit(*p) && n < 18; p++, n++) whole = whole * 10 + (*p - '0');
-    if (!(token[0] == '0' && n > 1) && (p == e || *p == '.') && whole < INT64_MAX / scale) {
+    // (µs, the usual scale, spelled out: a 64-bit division per timestamp otherwise)
+    const int64_t limit = scale == 1000 ? INT64_MAX / 1000 : INT64_MAX / scale;
+    if (!(token[0] == '0' && n > 1) && (p == e || *p == '.') && whole < limit) {
       int64_t v = whole * scale;
       bool ok = true;
       if (p < e) {
