@@ -214,9 +214,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   // The output is written on a second thread, so that the kernel's copy of it
-  // overlaps the merge. At most 8 chunks (~8 MB) wait.
+  // overlaps the merge. At most 4 chunks (~4 MB) wait.
   bool write_failed = false;  // the writer's; read after Wait()
-  SerialWorker<std::string> writer(8, [&](std::string& chunk) {
+  SerialWorker<std::string> writer(4, [&](std::string& chunk) {
     if (!write_failed && std::fwrite(chunk.data(), 1, chunk.size(), out) != chunk.size()) write_failed = true;
   });
   const double t_read = since();
