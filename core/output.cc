@@ -334,7 +334,7 @@ void WriteOutput(Sources& sources, const BlockVector<Event>& events,
   };
   // With a second thread, the order is cut into slices by time: this thread
   // writes the even ones while the other renders the odd ones.
-  constexpr uint64_t kSliceEvents = 8192;  // (~1 MB of output)
+  constexpr uint64_t kSliceEvents = 4096;  // (~0.5 MB of output)
   const bool two = ok && options.write_in_background && !store && total > 1;
   std::vector<TimeOrder::Cursor> slices =
       order.Slices(two ? std::max<uint64_t>(total / kSliceEvents, std::min<uint64_t>(total, 16)) : 1);
