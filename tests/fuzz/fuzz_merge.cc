@@ -6,10 +6,12 @@
 //   flags & 4      unit=step            flags & 8    group=phase
 //   flags & 16     gzip the output      flags & 32   tight limits (4 KiB per file, depth 4)
 //   flags >> 6     which set of file names the sources get (kNames)
-//   chunk          AppendChunk size (0: each source in one piece)
+//   chunk          AppendChunk size, low 7 bits (0: each source in one piece);
+//                  bit 7: merge again writing on two threads, and compare
 // Source i is named kNames[set][i]; the name and the content decide its kind.
 //
-// Checks: a fatal report writes nothing; otherwise the output (inflated when
+// Checks: a fatal report writes nothing; the two-thread writer's output and
+// report equal the one-thread writer's; otherwise the output (inflated when
 // gzipped) is strictly valid JSON with a traceEvents array, and every included
 // source keeps the books (read = kept + dropped + outside + merged + unused).
 // FUZZ_MERGE_DUMP=out.json fuzz_merge crash-… writes the output for a look.
@@ -60,7 +62,8 @@ int64_t ReadI64(std::string_view* in) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
   std::string_view in(reinterpret_cast<const char*>(data), size);
-  const uint8_t flags = data[0], chunk = data[1];
+  const uint8_t flags = data[0], chunk = data[1] & 0x7f;
+  const bool two_threads = data[1] & 0x80;
   in.remove_prefix(2);
 
   Options opt;
@@ -73,19 +76,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (flags & 32) opt.max_depth = 4;
   const auto& names = kNames[flags >> 6];
 
-  Merger m(opt);
-  for (int i = 0; i < 3; i++) {
-    size_t cut = i == 2 ? std::string_view::npos : in.find(kSep);
-    std::string_view src = in.substr(0, cut);
-    m.BeginSource(names[i]);
-    const size_t step = chunk ? chunk : std::max<size_t>(src.size(), 1);
-    for (size_t k = 0; k < src.size(); k += step) m.AppendChunk(src.substr(k, step));
-    m.EndSource();
-    if (cut == std::string_view::npos) break;
-    in.remove_prefix(cut + kSep.size());
-  }
+  auto merge = [&](const Options& o, std::string* out) {
+    Merger m(o);
+    std::string_view rest = in;
+    for (int i = 0; i < 3; i++) {
+      size_t cut = i == 2 ? std::string_view::npos : rest.find(kSep);
+      std::string_view src = rest.substr(0, cut);
+      m.BeginSource(names[i]);
+      const size_t step = chunk ? chunk : std::max<size_t>(src.size(), 1);
+      for (size_t k = 0; k < src.size(); k += step) m.AppendChunk(src.substr(k, step));
+      m.EndSource();
+      if (cut == std::string_view::npos) break;
+      rest.remove_prefix(cut + kSep.size());
+    }
+    return m.Merge([&](std::string_view b) { out->append(b); });
+  };
   std::string out;
-  Report r = m.Merge([&](std::string_view b) { out.append(b); });
+  Report r = merge(opt, &out);
+  if (two_threads) {
+    Options o = opt;
+    o.write_in_background = true;
+    std::string out2;
+    Report r2 = merge(o, &out2);
+    if (out2 != out) Fail("the two-thread writer's output differs");
+    if (r2.ToJson() != r.ToJson()) Fail("the two-thread writer's report differs");
+  }
 
   if (r.fatal) {
     if (!out.empty()) Fail("fatal report but output was written:", r.fatal->ToString());

@@ -124,6 +124,9 @@ def merge_seeds(files, out, corpus):
     write(out, "merge", merge_input(16, [py, system, other], chunk=1))
     write(out, "merge", merge_input(32, [py, system, other]))
     write(out, "merge", merge_input(8, [model, slots.get((1, 1), b""), py], name_set=1))
+    # Chunk bit 7: written again on two threads, compared byte for byte.
+    write(out, "merge", merge_input(0, [model, slots.get((1, 1), b""), py], chunk=0x80, name_set=1))
+    write(out, "merge", merge_input(16, [py, system, other], chunk=0x80 | 5))
     write(out, "merge", merge_input(0, [slots.get((2, 0), b""), b"", other], name_set=2))
     for idiom in IDIOMS:
         write(out, "merge", merge_input(0, [b"", b"", idiom]))
