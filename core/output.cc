@@ -1,6 +1,7 @@
 // The JSON writer: generated track names, carried metadata, then the sorted
-// events rewritten one by one from their source bytes, then the report. Output
-// leaves in ~1 MB chunks (optionally gzipped), never as one giant string.
+// events rewritten one by one from their source bytes (with write_in_background,
+// alternate time slices on two threads), then the report. Output leaves in
+// ~1 MB chunks (optionally gzipped), never as one giant string.
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
