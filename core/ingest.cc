@@ -38,6 +38,7 @@ uint64_t GzipSizeHint(std::string_view head, std::string_view tail4, uint64_t fi
 void Merger::BeginSource(std::string path, uint64_t size_hint) {
   Source& s = impl_->sources.emplace_back();
   s.key = static_cast<uint32_t>(impl_->sources.size() - 1);
+  s.arrival = impl_->next_arrival++;
   s.path = std::move(path);
   s.report.path = s.path;
   const uint64_t want = std::min(size_hint, impl_->opt.max_inflated_bytes) + kPad;
@@ -138,25 +139,32 @@ void Merger::Impl::Finish(Source& s, EventParser& parser) {
     s.pair_keys = {};
     s.proc_ix = {};
     s.thread_ix = {};
-    // The budget covers the event index too (and the output order built from it later).
-    uint64_t in_memory;
-    {
-      std::lock_guard<std::mutex> lock(shared_mu);
-      in_memory = (events.size() + s.parsed.size()) * (sizeof(Event) + sizeof(uint32_t)) + arena_bytes;
-    }
-    const bool store = opt.store && in_memory + s.arena.size() > opt.memory_budget;
+    const bool store = MustStore(s);
     const bool reorder = !store && CanPutInTimeOrder(s);
     if (!reorder) Recycle(s.data);  // the templates are all the writer needs
     if (store) Store(s);
     if (reorder) PutInTimeOrder(s);
     else if (!s.stored) s.arena.ShrinkToFit(kTemplateSlack);
   }
+  Keep(s);
+}
+
+// Whether the source's templates go to Options.store: beyond the memory budget,
+// which covers the event index too (and the output order built from it later).
+bool Merger::Impl::MustStore(const Source& s) {
+  if (!opt.store) return false;
+  std::lock_guard<std::mutex> lock(shared_mu);
+  const uint64_t in_memory = (events.size() + s.parsed.size()) * (sizeof(Event) + sizeof(uint32_t)) + arena_bytes;
+  return in_memory + s.arena.size() > opt.memory_budget;
+}
+
+// A parsed source joins the merge.
+void Merger::Impl::Keep(Source& s) {
   {
     // Its events join the merge's index: where does not matter, Canon()
     // orders by source and place within it.
     std::lock_guard<std::mutex> lock(shared_mu);
-    s.first_event = events.size();
-    events.Splice(s.parsed);
+    s.first_event = events.Splice(s.parsed, Filler(s.key));
     if (!s.stored) arena_bytes += s.arena.size();
   }
   // Stored templates leave memory only now: freed before, their room would

@@ -149,6 +149,17 @@ class Merger {
     EndSource();
   }
 
+  // Sources parsed elsewhere — by another Merger with the same options, in a
+  // second wasm instance (a Worker) — come in as bytes: ExportSource() gives
+  // the last source, once ended (its templates, events, tables, report;
+  // not with parse_in_background or a store), and ImportSource() adds it to
+  // this merge as if it had been read here (false: not such bytes).
+  // `arrival` places it among sources of the same path, as BeginSource's
+  // order does: ReserveArrival() numbers one whose bytes will come later.
+  std::string ExportSource();
+  uint32_t ReserveArrival();
+  bool ImportSource(std::string_view bytes, uint32_t arrival);
+
   // Runs the merge once. Output bytes (gzipped if options.gzip) go to sink.
   Report Merge(const Sink& sink);
 

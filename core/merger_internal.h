@@ -65,6 +65,16 @@ static_assert(sizeof(Event) <= 40, "the event index entry grew");
 
 inline int64_t Duration(const Event& e) { return IsPairPhase(e.ph) ? 0 : e.dur; }
 
+// What fills the index between sources (BlockVector::Splice): metadata of no
+// thread, never kept, with no time — every pass over all events skips it.
+inline Event Filler(uint32_t source) {
+  Event e;
+  e.ph = 'M';
+  e.keep = false;
+  e.source = source;
+  return e;
+}
+
 // A vector that grows in fixed blocks: no reallocation, so no moment with the
 // old and the new copy both alive (the event index of a multi-GB job is ~2 GB).
 template <class T>
@@ -84,9 +94,22 @@ class BlockVector {
     new (Tail()) T(v);
     size_++;
   }
-  // Moves other's elements to the end, freeing its blocks as they are copied:
-  // the peak grows by one block, not by other's size.
-  void Splice(BlockVector& other) {
+  // Moves other's elements to the end; returns where the first one landed.
+  // One of a block or more hands its blocks over, uncopied: its elements then
+  // start at a block's edge, after up to kBlock - 1 copies of `filler` — which
+  // whoever reads the whole vector must pass over. A smaller one is copied,
+  // its blocks freed as they go (the peak grows by one block).
+  size_t Splice(BlockVector& other, const T& filler) {
+    if (other.size_ >= kBlock) {
+      while (size_ & (kBlock - 1)) push_back(filler);
+      const size_t at = size_;
+      for (Block& b : other.blocks_) blocks_.push_back(std::move(b));
+      size_ += other.size_;
+      other.blocks_.clear();
+      other.size_ = 0;
+      return at;
+    }
+    const size_t at = size_;
     for (size_t b = 0; b < other.blocks_.size(); b++) {
       const T* from = other.blocks_[b].get();
       for (size_t left = std::min(kBlock, other.size_ - b * kBlock); left > 0;) {
@@ -100,6 +123,7 @@ class BlockVector {
     }
     other.blocks_.clear();
     other.size_ = 0;
+    return at;
   }
   template <class V, class R>
   struct Iter {
@@ -154,7 +178,8 @@ struct Source {
   uint64_t id_count = 0;                // ids.size() once parsed (the table is freed)
   std::unordered_map<std::string, uint32_t> pair_keys;  // async "cat\x1fid" → number
   ByteBuffer arena;                     // output templates of the events (event_parser.h)
-  uint32_t key = 0;                     // arrival number: the source's name in the store
+  uint32_t key = 0;                     // index in Sources (before Join) and name in the store
+  uint32_t arrival = 0;                 // order among sources of the same path
   bool stored = false;                  // templates moved to Options.store (arena empty)
   uint64_t stored_bytes = 0;
   std::string window;                   // a stored range being written: [window_at, +size)
@@ -274,6 +299,9 @@ struct Merger::Impl {
 
   void Append(Source& s, std::string_view bytes);
   void Finish(Source& s, EventParser& parser);
+  bool MustStore(const Source& s);
+  void Keep(Source& s);
+  uint32_t next_arrival = 0;
   void Parse(Source& s, EventParser& parser);
   uint64_t ParseEvent(Source& s, Span span, bool open_end, EventParser& parser);
   void AddEvent(Source& s, Span span, const EventFields& f, size_t mark);

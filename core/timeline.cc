@@ -43,7 +43,10 @@ void Merger::Impl::Join() {
   std::vector<uint32_t> by_path(sources.size()), new_index(sources.size());
   for (uint32_t i = 0; i < sources.size(); i++) by_path[i] = i;
   std::stable_sort(by_path.begin(), by_path.end(),
-                   [&](uint32_t a, uint32_t b) { return sources[a].path < sources[b].path; });
+                   [&](uint32_t a, uint32_t b) {
+                     return sources[a].path != sources[b].path ? sources[a].path < sources[b].path
+                                                               : sources[a].arrival < sources[b].arrival;
+                   });
   Sources sorted;
   for (uint32_t r = 0; r < by_path.size(); r++) {
     new_index[by_path[r]] = r;

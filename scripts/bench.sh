@@ -15,9 +15,11 @@ sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(50 200)
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 calc() { awk "BEGIN { print $* }"; }
-# Each timed run starts with the previous output written back (sync, not timed):
-# the kernel's writeback of the last run must not land in this one.
-secs() { local t0 t1; sync; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); calc "$t1 - $t0"; }
+# Each timed run starts with the previous output written back and removed (sync
+# and rm, not timed): the kernel's writeback of the last run, or freeing its
+# 200 MB file, must not land in this one. (Writing over a file of the same name
+# costs that file's removal, ~0.06 s per 200 MB here.)
+secs() { local t0 t1; rm -f build/bench/out.json; sync; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); calc "$t1 - $t0"; }
 peak_kb() { /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F': ' '/Maximum resident/ {print $2}'; }
 
 printf '| input MB | ceiling native s | merge native s (MB/s, × ceiling) | native peak RSS × input | ceiling wasm s | merge wasm s (MB/s, × ceiling) | wasm heap × input | Node RSS × input |\n'

@@ -150,6 +150,9 @@ async function main(argv) {
   const finalName = args.output || path.join(dir, result.outputName);
   if (!toStdout && !inPlace) {
     try {
+      // A file of that name goes first: renamed over, ext4 would write out
+      // the new one's blocks before the rename returns (auto_da_alloc).
+      if (fs.statSync(finalName, { throwIfNoEntry: false })?.isFile()) fs.rmSync(finalName);
       fs.renameSync(tmp, finalName);
     } catch (e) {
       process.stderr.write(`tracemerge: cannot create ${finalName}: ${e.message}\n`);

@@ -1,0 +1,113 @@
+// Sources parsed by another Merger and handed over as bytes (ExportSource →
+// ImportSource: the wasm build's second Worker) merge exactly as if this
+// merger had read them: the same output bytes and report, whatever order the
+// imports come in, in memory or into a store; bytes that are not an export
+// are refused and change nothing.
+#include <gtest/gtest.h>
+
+#include "store.h"
+#include "test_util.h"
+
+namespace tracemerge::test {
+namespace {
+
+// Parses one input alone, as the second instance does, and exports it.
+std::string Exported(const Input& in, const Options& options) {
+  Merger helper(options);
+  helper.AddSource(in.name, in.bytes);
+  return helper.ExportSource();
+}
+
+// Every odd input is parsed by a helper; its bytes arrive after all the others
+// (last first), each at the place its input had.
+MergeResult MergeWithHelper(const std::vector<Input>& inputs, const Options& options) {
+  Options helper_options = options;
+  helper_options.store = nullptr;
+  Merger m(options);
+  std::vector<std::pair<uint32_t, std::string>> late;
+  for (size_t i = 0; i < inputs.size(); i++) {
+    if (i % 2) {
+      late.push_back({m.ReserveArrival(), Exported(inputs[i], helper_options)});
+      EXPECT_FALSE(late.back().second.empty()) << inputs[i].name;
+    } else {
+      m.AddSource(inputs[i].name, inputs[i].bytes);
+    }
+  }
+  for (auto it = late.rbegin(); it != late.rend(); ++it) EXPECT_TRUE(m.ImportSource(it->second, it->first));
+  MergeResult r;
+  r.report = m.Merge([&](std::string_view c) { r.output.append(c); });
+  return r;
+}
+
+TEST(Transfer, ImportedSourcesMergeAsIfReadHere) {
+  for (const char* dir : {"real", "smdebug"}) {
+    auto inputs = ReadTree(Corpus(dir));
+    ASSERT_GT(inputs.size(), 4u) << dir;
+    for (bool stored : {false, true}) {
+      auto options = [&] {  // (each merge a store of its own: the store names sources by number)
+        Options o;
+        std::string error;
+        if (stored) o.store = std::shared_ptr<TemplateStore>(FileStore::Create(&error));
+        if (stored) o.memory_budget = 0;
+        return o;
+      };
+      MergeResult direct = MergeInputs(inputs, options());
+      MergeResult helped = MergeWithHelper(inputs, options());
+      ASSERT_FALSE(direct.report.fatal) << dir;
+      EXPECT_TRUE(SameText(helped.output, direct.output)) << dir << (stored ? " stored" : "");
+      EXPECT_EQ(helped.report.ToJson(), direct.report.ToJson()) << dir;
+      EXPECT_EQ(helped.report.Summary(), direct.report.Summary()) << dir;
+    }
+  }
+}
+
+TEST(Transfer, SamePathKeepsItsPlaceInArrivalOrder) {
+  // Two sources of one name tie in time: the one given first comes first,
+  // though its bytes are imported after the second was read.
+  const std::vector<Input> inputs = {
+      {"job/a.json", R"([{"ph":"X","name":"first","ts":5,"dur":1,"pid":1,"tid":1}])"},
+      {"job/a.json", R"([{"ph":"X","name":"second","ts":5,"dur":1,"pid":1,"tid":1}])"},
+  };
+  Merger m({});
+  const uint32_t first = m.ReserveArrival();
+  m.AddSource(inputs[1].name, inputs[1].bytes);
+  ASSERT_TRUE(m.ImportSource(Exported(inputs[0], {}), first));
+  MergeResult r;
+  r.report = m.Merge([&](std::string_view c) { r.output.append(c); });
+  EXPECT_TRUE(SameText(r.output, MergeInputs(inputs, {}).output));
+  EXPECT_LT(r.output.find("\"first\""), r.output.find("\"second\""));
+}
+
+TEST(Transfer, BytesThatAreNotAnExportAreRefused) {
+  const Input good{"job/a.json", R"([{"ph":"X","name":"a","ts":5,"dur":1,"pid":1,"tid":1},)"
+                                 R"({"ph":"X","name":"b","ts":7,"dur":1,"pid":1,"tid":2}])"};
+  const std::string bytes = Exported(good, {});
+  ASSERT_FALSE(bytes.empty());
+  const std::string alone = MergeInputs({{"job/z.json", R"([{"ph":"i","name":"z","ts":6,"pid":1}])"}}, {}).output;
+  std::vector<std::string> bad = {"", "tmsrc1", bytes + "x", "xmsrc1" + bytes.substr(6)};
+  for (size_t cut = 0; cut < bytes.size(); cut += 7) bad.push_back(bytes.substr(0, cut));
+  for (size_t at = 6; at < bytes.size(); at += 5) {  // lengths and indices made too large
+    std::string flipped = bytes;
+    flipped[at] = static_cast<char>(0x7f);
+    bad.push_back(flipped);
+  }
+  int refused = 0;
+  for (const std::string& b : bad) {
+    Merger m({});
+    m.AddSource("job/z.json", R"([{"ph":"i","name":"z","ts":6,"pid":1}])");
+    if (m.ImportSource(b, m.ReserveArrival())) continue;  // (a flip inside a name or a template may still be one)
+    refused++;
+    MergeResult r;
+    r.report = m.Merge([&](std::string_view c) { r.output.append(c); });
+    EXPECT_TRUE(SameText(r.output, alone));
+  }
+  EXPECT_GT(refused, static_cast<int>(bad.size()) / 2);
+  Options background;  // a merger parsing on a second thread cannot export
+  background.parse_in_background = true;
+  Merger m(background);
+  m.AddSource(good.name, good.bytes);
+  EXPECT_TRUE(m.ExportSource().empty());
+}
+
+}  // namespace
+}  // namespace tracemerge::test
