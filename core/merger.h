@@ -18,6 +18,7 @@
 
 #include "gzip.h"
 #include "kinds.h"
+#include "buffer.h"
 #include "status.h"
 
 namespace tracemerge {
@@ -150,15 +151,22 @@ class Merger {
   }
 
   // Sources parsed elsewhere — by another Merger with the same options, in a
-  // second wasm instance (a Worker) — come in as bytes: ExportSource() gives
-  // the last source, once ended (its templates, events, tables, report;
-  // not with parse_in_background or a store), and ImportSource() adds it to
-  // this merge as if it had been read here (false: not such bytes).
-  // `arrival` places it among sources of the same path, as BeginSource's
-  // order does: ReserveArrival() numbers one whose bytes will come later.
-  std::string ExportSource();
+  // second wasm instance (a Worker) — come in as bytes: ExportSource() takes
+  // the last source, once ended, out of its merger (its templates move into
+  // the bytes, with its events, tables and report; empty with
+  // parse_in_background, or when its templates went to the store), and
+  // ImportSource() adds it to this merge as if it had been read here (false:
+  // not such bytes; they must come from ExportSource of this build — checked
+  // for shape, not content). `arrival` places it among sources of the same
+  // path, as BeginSource's order does: ReserveArrival() numbers one whose
+  // bytes come later.
+  ByteBuffer ExportSource();
+  // The same bytes in two parts, the first ending with the templates (whose
+  // buffer then need not grow): ExportSource(&tail) + tail == ExportSource().
+  ByteBuffer ExportSource(std::string* tail);
   uint32_t ReserveArrival();
   bool ImportSource(std::string_view bytes, uint32_t arrival);
+  bool ImportSource(ByteBuffer bytes, uint32_t arrival);  // its templates stay in this buffer
 
   // Runs the merge once. Output bytes (gzipped if options.gzip) go to sink.
   Report Merge(const Sink& sink);

@@ -4,8 +4,10 @@
 // source — report, tables, templates, events — little-endian, each string
 // or array after its length:
 //
-//   "tmsrc1" path kind node reason quiet  report…  procs threads id_count
-//   base_time_ns arena events step_marks profiler_steps flags warnings header
+//   "tmsrc1" arena  path kind node reason quiet  report…  procs threads
+//   id_count base_time_ns events step_marks profiler_steps flags warnings header
+//
+// The templates come first: the importer keeps them where they arrived.
 #include <cstring>
 #include <type_traits>
 
@@ -79,14 +81,34 @@ void GetMarks(In& in, uint64_t events, std::vector<std::pair<int64_t, uint32_t>>
 
 }  // namespace
 
-std::string Merger::ExportSource() {
+ByteBuffer Merger::ExportSource() {
+  std::string tail;
+  ByteBuffer bytes = ExportSource(&tail);
+  if (!bytes.empty()) bytes.append(tail);
+  return bytes;
+}
+
+ByteBuffer Merger::ExportSource(std::string* tail) {
   Impl& m = *impl_;
+  tail->clear();
   if (m.sources.empty() || m.opt.parse_in_background) return {};
-  const Source& s = m.sources.back();
+  Source& s = m.sources.back();
   if (s.stored || s.first_event + s.event_count != m.events.size()) return {};
+  // The templates stay where they are: the header goes in front of them. (The
+  // input buffer kept for a next source goes first: room for them to grow.)
+  m.spare_input.Free();
+  ByteBuffer bytes;
+  bytes.swap(s.arena);
+  const size_t arena = bytes.size();
   Out o;
-  o.bytes.reserve(s.arena.size() + s.event_count * sizeof(Event) + 4096);
   o.bytes.append(kMagic);
+  o.U64(arena);
+  const size_t head = o.bytes.size();
+  bytes.Extend(head);  // (within the templates' slack)
+  std::memmove(bytes.data() + head, bytes.data(), arena);
+  std::memcpy(bytes.data(), o.bytes.data(), head);
+  o.bytes.clear();
+  o.bytes.reserve(s.event_count * sizeof(Event) + 4096);
   o.Str(s.path);
   o.U64(static_cast<uint64_t>(s.cls.kind));
   o.Str(s.cls.node);
@@ -109,7 +131,6 @@ std::string Merger::ExportSource() {
   }
   o.U64(s.id_count);
   o.Str(s.base_time_ns);
-  o.Str(s.arena.view());
   o.U64(s.event_count);
   for (uint64_t i = s.first_event; i < s.first_event + s.event_count; i++) {
     const Event& e = m.events[i];
@@ -125,15 +146,29 @@ std::string Merger::ExportSource() {
     o.U64(d.offset);
     o.Str(d.message);
   }
-  return std::move(o.bytes);
+  tail->swap(o.bytes);
+  // The source leaves this merger: its events become fillers, its marks go.
+  for (uint64_t i = s.first_event; i < s.first_event + s.event_count; i++) m.events[i] = Filler(s.key);
+  s.event_count = 0;
+  s.step_marks.clear();
+  s.profiler_steps.clear();
+  return bytes;
 }
 
 uint32_t Merger::ReserveArrival() { return impl_->next_arrival++; }
 
 bool Merger::ImportSource(std::string_view bytes, uint32_t arrival) {
+  ByteBuffer copy;
+  copy.reserve(bytes.size() + kTemplateSlack);
+  copy.append(bytes);
+  return ImportSource(std::move(copy), arrival);
+}
+
+bool Merger::ImportSource(ByteBuffer bytes, uint32_t arrival) {
   Impl& m = *impl_;
-  In in{bytes};
+  In in{bytes.view()};
   if (in.Take(kMagic.size()) != kMagic) return false;
+  const std::string_view arena = in.Take(in.U64());
   Source& s = m.sources.emplace_back();
   s.key = static_cast<uint32_t>(m.sources.size() - 1);
   s.arrival = arrival;
@@ -165,9 +200,6 @@ bool Merger::ImportSource(std::string_view bytes, uint32_t arrival) {
   }
   s.id_count = in.U64();
   s.base_time_ns = in.Str();
-  const std::string_view arena = in.Take(in.U64());
-  s.arena.reserve(arena.size() + kTemplateSlack);
-  s.arena.append(arena);
   uint64_t n = 0;
   const std::string_view events = in.Pod<Event>(&n);
   for (uint64_t i = 0; in.ok && i < n; i++) {
@@ -200,6 +232,11 @@ bool Merger::ImportSource(std::string_view bytes, uint32_t arrival) {
     return false;
   }
   m.next_arrival = std::max(m.next_arrival, arrival + 1);
+  // The templates move to the buffer's start (no new memory), the rest goes.
+  std::memmove(bytes.data(), arena.data(), arena.size());
+  bytes.truncate(arena.size());
+  bytes.ShrinkToFit(kTemplateSlack);
+  s.arena.swap(bytes);
   if (s.report.included && m.MustStore(s)) m.Store(s);
   m.Keep(s);
   return true;

@@ -5,7 +5,8 @@
 # cached in build/bench/) and measures, on the same files:
 #   ceiling: inflate + simdjson On-Demand scan of every event (native, and wasm in Node)
 #   merge:   the native CLI and the wasm CLI in Node (wall time, MB/s of uncompressed input)
-#   memory:  native peak RSS (/usr/bin/time -v), wasm heap high-water mark, and the
+#   memory:  native peak RSS (/usr/bin/time -v), wasm heaps' high-water mark (with the
+#            helper instance's, while it runs), and the
 #            Node process's peak RSS (heap + JS + Node itself); as × input
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -89,6 +89,25 @@ class JsMerger {
   }
   void endSource() { merger_->EndSource(); }
 
+  // Sources parsed in a second instance (tracemerge-helper.mjs): there, the
+  // last source as bytes — a view that JS copies at once; here, those bytes
+  // at the place reserveArrival() kept for them.
+  val exportSource() {  // [templates part, rest]: JS joins them (the templates' buffer does not grow)
+    export_ = merger_->ExportSource(&export_tail_);
+    val parts = val::array();
+    parts.call<void>("push", val(emscripten::typed_memory_view(export_.size(), reinterpret_cast<const uint8_t*>(export_.data()))));
+    parts.call<void>("push", val(emscripten::typed_memory_view(export_tail_.size(), reinterpret_cast<const uint8_t*>(export_tail_.data()))));
+    return parts;
+  }
+  double reserveArrival() { return merger_->ReserveArrival(); }
+  bool importSource(val bytes, double arrival) {
+    const size_t n = bytes["length"].as<size_t>();
+    tmg::ByteBuffer b;
+    b.reserve(n + 16);  // (the templates' slack: they stay in this buffer)
+    val(emscripten::typed_memory_view(n, reinterpret_cast<uint8_t*>(b.Extend(n)))).call<void>("set", bytes);
+    return merger_->ImportSource(std::move(b), static_cast<uint32_t>(arrival));
+  }
+
   // onChunk(Uint8Array view) must copy the view before returning.
   std::string merge(val on_chunk) {
     tmg::Report report = merger_->Merge([&](std::string_view c) {
@@ -103,6 +122,8 @@ class JsMerger {
   tmg::Status status_;
   std::unique_ptr<tmg::Merger> merger_;
   std::vector<char> buf_;
+  tmg::ByteBuffer export_;
+  std::string export_tail_;
   val on_progress_;
 };
 
@@ -123,6 +144,9 @@ EMSCRIPTEN_BINDINGS(tracemerge) {
       .function("beginSource", &JsMerger::beginSource)
       .function("appendChunk", &JsMerger::appendChunk)
       .function("endSource", &JsMerger::endSource)
+      .function("exportSource", &JsMerger::exportSource)
+      .function("reserveArrival", &JsMerger::reserveArrival)
+      .function("importSource", &JsMerger::importSource)
       .function("merge", &JsMerger::merge);
   emscripten::function("parseArgs", &ParseArgsJson);
   emscripten::function("classify", &ClassifyJson);

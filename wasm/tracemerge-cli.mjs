@@ -3,6 +3,7 @@
 // same folder walk and source names, byte-identical output.
 //   node build/wasm/tracemerge-cli.mjs [merge] [options] PATH...
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createMerger, loadCore, TraceMergeError } from './tracemerge.mjs';
 
@@ -54,13 +55,17 @@ function fileSizeHint(core, file) {
   }
 }
 
-function* fileChunks(file) {
-  const fd = fs.openSync(file, 'r');
-  try {
-    const buf = Buffer.alloc(CHUNK);
-    for (let n; (n = fs.readSync(fd, buf, 0, CHUNK, null)) > 0;) yield buf.subarray(0, n);
-  } finally {
-    fs.closeSync(fd);
+// A pipe on stdout may be non-blocking (Node makes it so once a Worker, the
+// helper, shares the process's stdout): when it is full, wait a little.
+const pause = new Int32Array(new SharedArrayBuffer(4));
+function writeSome(fd, bytes, off) {
+  for (;;) {
+    try {
+      return fs.writeSync(fd, bytes, off);
+    } catch (e) {
+      if (e.code !== 'EAGAIN') throw e;
+      Atomics.wait(pause, 0, 0, 2);
+    }
   }
 }
 
@@ -86,7 +91,9 @@ async function main(argv) {
     return 1;
   }
 
-  const merger = await createMerger(argv, { core });
+  // With a second core, a second instance (a Worker) parses every other source.
+  const cores = os.availableParallelism?.() ?? os.cpus().length;
+  const merger = await createMerger(argv, { core, helper: cores > 1 });
   const t0 = performance.now();
   for (const input of inputs) {
     try {
@@ -95,8 +102,10 @@ async function main(argv) {
       process.stderr.write(`tracemerge: ${input.disk}: ${e.message}\n`);
       continue;
     }
-    await merger.addSource(input.name, fileChunks(input.disk), { sizeHint: fileSizeHint(core, input.disk) });
+    const size = fs.statSync(input.disk).size;
+    await merger.addSource(input.name, { path: input.disk, size }, { sizeHint: fileSizeHint(core, input.disk) });
   }
+  await merger.settle();
 
   if (args.scan) {  // describe the job, write nothing
     const { result } = merger.merge();
@@ -127,19 +136,19 @@ async function main(argv) {
     onView: (bytes) => {  // written before the call returns: no copy needed
       tFirst ||= performance.now();
       try {
-        for (let off = 0; off < bytes.length;) off += fs.writeSync(fd, bytes, off);
+        for (let off = 0; off < bytes.length;) off += writeSome(fd, bytes, off);
       } catch {
         writeFailed = true;
       }
     },
   });
   if (!toStdout) fs.closeSync(fd);
-  // For scripts/bench.sh: the wasm heap only grows, so its size is the high-water mark.
+  // For scripts/bench.sh: the wasm heaps only grow; heapPeak bounds what both held at once.
   if (process.env.TRACEMERGE_STATS) {
     const secs = (a, b) => ((b - a) / 1000).toFixed(3);
     const tEnd = performance.now();
     process.stderr.write(`phase-seconds read+parse ${secs(t0, tRead)} plan ${secs(tRead, tFirst || tEnd)} ` +
-                         `write ${secs(tFirst || tEnd, tEnd)}\nwasm-heap-bytes ${core.HEAP8.length}\n`);
+                         `write ${secs(tFirst || tEnd, tEnd)}\nwasm-heap-bytes ${merger.heapPeak}\n`);
   }
   if (result.fatal || writeFailed) {
     if (!toStdout && !inPlace) fs.rmSync(tmp, { force: true });

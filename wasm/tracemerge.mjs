@@ -83,9 +83,18 @@ async function sizeHint(core, data) {
   return 0;  // an iterator: unknown
 }
 
-// Yields Uint8Array chunks of a File/Blob, Uint8Array or ArrayBuffer.
+// Yields Uint8Array chunks of a File/Blob, Uint8Array, ArrayBuffer or { path } (Node).
 async function* chunksOf(data) {
-  if (data instanceof Uint8Array) {
+  if (isNode && typeof data?.path === 'string') {
+    const fs = await import('node:fs');
+    const fd = fs.openSync(data.path, 'r');
+    try {
+      const buf = new Uint8Array(CHUNK);
+      for (let n; (n = fs.readSync(fd, buf, 0, CHUNK, null)) > 0;) yield buf.subarray(0, n);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } else if (data instanceof Uint8Array) {
     for (let i = 0; i < data.length; i += CHUNK) yield data.subarray(i, i + CHUNK);
   } else if (data instanceof ArrayBuffer) {
     yield* chunksOf(new Uint8Array(data));
@@ -142,10 +151,71 @@ export function createStore() {
   };
 }
 
+// A second wasm instance in a Worker (tracemerge-helper.mjs) that parses
+// whole sources while this one parses others: the parse on two cores.
+async function startHelper(url = new URL('./tracemerge-helper.mjs', import.meta.url)) {
+  const worker = isNode
+    ? new (await import('node:worker_threads')).Worker(url)
+    : new Worker(url, { type: 'module' });
+  const waiting = new Map();  // id → resolve
+  let next = 0;
+  let failed = null;  // why the worker stopped, if it did
+  const onReply = (msg) => {
+    waiting.get(msg.id)?.(msg);
+    waiting.delete(msg.id);
+  };
+  const onFail = (e) => {  // the worker itself failed: every parse, now or later, falls back
+    failed ??= String(e?.message ?? e ?? 'the helper stopped');
+    for (const resolve of waiting.values()) resolve({ error: failed });
+    waiting.clear();
+  };
+  if (isNode) worker.on('message', onReply).on('error', onFail).on('exit', onFail);
+  else Object.assign(worker, { onmessage: (e) => onReply(e.data), onerror: onFail });
+  return {
+    heap: 0,  // the largest its heap was
+    // Resolves { bytes } or { error }; never rejects.
+    parse(job) {
+      const id = next++;
+      return new Promise((resolve) => {
+        if (failed) return resolve({ error: failed });
+        waiting.set(id, resolve);
+        worker.postMessage({ ...job, id });
+      });
+    },
+    stop() {
+      worker.terminate();
+    },
+  };
+}
+
+// Merger.exportSource()'s two views into the heap, copied into one array.
+function joined([head, tail]) {
+  const bytes = new Uint8Array(head.length + tail.length);
+  bytes.set(head);
+  bytes.set(tail, head.length);
+  return bytes;
+}
+
+// Sources the helper takes: up to this inflated size (its bytes are copied
+// into this heap whole, which must keep room under the memory budget).
+const HELPER_MAX = 64 << 20;
+
+// Whether the helper can read the data itself: a file path (Node), a Blob, bytes.
+const helperCanRead = (data) =>
+  data instanceof Uint8Array || (isNode && typeof data?.path === 'string') ||
+  (typeof Blob !== 'undefined' && data instanceof Blob);
+
+// Lets a finished helper's reply in (a Worker's message waits for the event loop).
+const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
+
 // A merger fed source by source. Call delete() when done (or let merge() do it).
 // onProgress(stage, done, total): 'parse' (bytes of the source that is ending) and
-// 'write' (events); return false to cancel.
-export async function createMerger(options = {}, { core, onProgress } = {}) {
+// 'write' (events); return false to cancel. helper: parse some sources in a
+// second instance (a Worker; Node or a module-worker context), whose data it
+// reads itself — { path } of a file (Node), a Blob or bytes; a source it
+// fails on is parsed here. Call `await settle()` before merge(). (A URL
+// instead of true: the helper module to start, for tests.)
+export async function createMerger(options = {}, { core, onProgress, helper: withHelper = false } = {}) {
   core ??= await loadCore();
   const args = Array.isArray(options) ? options : optionsToArgs(options);
   const progress = (stage, done, total) => (onProgress ? onProgress(stage, done, total) !== false : true);
@@ -162,6 +232,31 @@ export async function createMerger(options = {}, { core, onProgress } = {}) {
   }
   let bytesRead = 0;
   let alive = true;
+  const helper = withHelper ? await startHelper(withHelper === true ? undefined : withHelper) : null;
+  let helperJobs = 0;  // sent and not yet taken in: two, so that it never waits for this thread
+  let helperStopped = false, settling = false;
+  const stopHelper = () => {
+    helper?.stop();
+    helperStopped = true;
+  };
+  let heapPeak = 0;  // of this heap plus the helper's
+  const inflight = new Set();
+  // The source's bytes from the helper — or, when it failed (or never
+  // started), parsed here the same way: nothing is lost.
+  const viaHelper = async (name, data, hint) => {
+    const reply = await helper.parse({ args, name, data, sizeHint: hint });
+    helper.heap = Math.max(helper.heap, reply.heap ?? 0);
+    if (reply.bytes) return reply.bytes;
+    const local = new core.Merger(args, undefined, undefined);
+    try {
+      local.beginSource(name, hint);
+      for await (const chunk of chunksOf(data)) local.appendChunk(chunk);
+      local.endSource();
+      return joined(local.exportSource());
+    } finally {
+      local.delete();
+    }
+  };
   const guard = (fn) => {
     if (!alive) throw new TraceMergeError({ code: 'USAGE', message: 'this merger was already used or deleted' });
     try {
@@ -177,7 +272,30 @@ export async function createMerger(options = {}, { core, onProgress } = {}) {
     // onBytes() is called after every chunk (1 MB), for progress. sizeHint:
     // the inflated size, when data is an iterator (else it is read from data).
     async addSource(name, data, { signal, onBytes, sizeHint: hint = sizeHint(core, data) } = {}) {
+      if (helper) await nextTurn();
       hint = await hint;
+      if (helper && !helperStopped && helperJobs < 2 && hint <= HELPER_MAX && helperCanRead(data)) {
+        helperJobs++;
+        const arrival = guard(() => m.reserveArrival());
+        const done = viaHelper(name, data, hint).then((bytes) => {
+          // Both heaps only grow: while the helper runs, their sum is at most
+          // this one's now plus the helper's last. Its last source comes in
+          // after it stopped.
+          heapPeak = Math.max(heapPeak, core.HEAP8.length + helper.heap);
+          if (settling && helperJobs === 1) stopHelper();
+          guard(() => {
+            if (!m.importSource(bytes, arrival)) throw new Error(`${name}: the helper's bytes were refused`);
+          });
+          if (!helperStopped) heapPeak = Math.max(heapPeak, core.HEAP8.length + helper.heap);
+          bytesRead += data.size ?? data.byteLength ?? 0;
+          onBytes?.();
+        }).finally(() => {
+          helperJobs--;
+          inflight.delete(done);
+        });
+        inflight.add(done);
+        return;
+      }
       guard(() => m.beginSource(name, hint));
       for await (const chunk of chunksOf(data)) {
         if (signal?.aborted) throw cancelled(bytesRead);
@@ -190,7 +308,17 @@ export async function createMerger(options = {}, { core, onProgress } = {}) {
     // Runs the merge; returns { chunks, result } where result has fatal, summary, outputName, report.
     // onView(view) gets a view into the wasm heap, valid only during the call
     // (write it out synchronously): one copy of the output less than onChunk.
+    // Waits for the sources the helper is parsing, takes them in, and stops
+    // the helper (its memory goes); later sources are parsed here.
+    async settle() {
+      settling = true;
+      while (inflight.size) await Promise.all([...inflight]);
+      stopHelper();
+    },
+    // The most memory the wasm heaps held at once (this one's and the helper's).
+    get heapPeak() { return Math.max(heapPeak, core.HEAP8.length); },
     merge({ onChunk, onView } = {}) {
+      if (inflight.size) throw new TraceMergeError({ code: 'USAGE', message: 'await settle() before merge()' });
       const chunks = [];
       // The view points into the wasm heap, which may move: copy it at once.
       const copy = onView ?? ((view) => (onChunk ? onChunk(view.slice()) : chunks.push(view.slice())));
@@ -201,6 +329,7 @@ export async function createMerger(options = {}, { core, onProgress } = {}) {
     delete() {
       if (alive) m.delete();
       alive = false;
+      stopHelper();
     },
   };
 }

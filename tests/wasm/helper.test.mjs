@@ -1,0 +1,76 @@
+// The second instance (createMerger's helper, tracemerge-helper.mjs, which the
+// Node CLI starts on machines with two cores): sources it parses come back and
+// merge to the same bytes and report as one instance alone — whichever data
+// it is given (file paths, Blobs, bytes) — and a helper that fails loses
+// nothing: those sources are parsed by the merger itself.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { CORPUS, WASM, concat, readTree, tmpDir } from './helpers.mjs';
+
+const { createMerger, TraceMergeError } = await import(path.join(WASM, 'tracemerge.mjs'));
+
+// Merges files ({ name, data }) with the given helper option; { bytes, report, summary, heapPeak }.
+async function merge(files, helper, args = []) {
+  const merger = await createMerger(args, { helper });
+  for (const f of files) await merger.addSource(f.name, f.data);
+  await merger.settle();
+  const heapPeak = merger.heapPeak;
+  const { chunks, result } = merger.merge();
+  return { bytes: concat(chunks), report: JSON.stringify(result.report), summary: result.summary, heapPeak };
+}
+
+for (const dir of ['real', 'smdebug']) {
+  test(`${dir} corpus: with a helper, the same bytes and report as without`, async () => {
+    const files = readTree(path.join(CORPUS, dir));
+    const alone = await merge(files, false);
+    assert.ok(alone.bytes.length > 1000);
+    const asBlobs = files.map((f) => ({ name: f.name, data: new Blob([f.data]) }));
+    for (const [label, input] of [['bytes', files], ['blobs', asBlobs]]) {
+      const helped = await merge(input, true);
+      assert.ok(helped.bytes.equals(alone.bytes), `${dir} ${label}: bytes differ`);
+      assert.equal(helped.report, alone.report, `${dir} ${label}: report differs`);
+      assert.equal(helped.summary, alone.summary);
+      assert.ok(helped.heapPeak >= alone.heapPeak * 0.5);
+    }
+  });
+}
+
+test('file paths are read by the helper itself; gzip output too', async () => {
+  const dir = path.join(CORPUS, 'smdebug/constructed/combined_job');
+  const files = readTree(dir);
+  const onDisk = files.map((f) => ({ name: f.name, data: { path: path.join(path.dirname(dir), f.name), size: f.data.length } }));
+  const alone = await merge(files, false, ['--gzip']);
+  const helped = await merge(onDisk, true, ['--gzip']);
+  assert.ok(helped.bytes.equals(alone.bytes));
+  assert.equal(helped.report, alone.report);
+});
+
+test('a helper that fails (or never starts) loses nothing: its sources are parsed here', async () => {
+  const files = readTree(path.join(CORPUS, 'smdebug'));
+  const alone = await merge(files, false);
+  const dir = tmpDir('helper');
+  const failing = path.join(dir, 'failing-helper.mjs');
+  fs.writeFileSync(failing, `import { parentPort } from 'node:worker_threads';
+parentPort.on('message', (m) => parentPort.postMessage({ id: m.id, error: 'no' }));\n`);
+  const broken = path.join(dir, 'broken-helper.mjs');
+  fs.writeFileSync(broken, 'throw new Error("this helper does not start");\n');
+  for (const helper of [failing, broken]) {
+    const helped = await merge(files, new URL(`file://${helper}`));
+    assert.ok(helped.bytes.equals(alone.bytes), helper);
+    assert.equal(helped.report, alone.report);
+  }
+  fs.rmSync(dir, { recursive: true });
+});
+
+test('merge() before settle() is refused while the helper still parses', async () => {
+  const files = readTree(path.join(CORPUS, 'smdebug/constructed/combined_job'));
+  const merger = await createMerger([], { helper: true });
+  for (const f of files) await merger.addSource(f.name, f.data);
+  assert.throws(() => merger.merge(), (e) => e instanceof TraceMergeError && e.code === 'USAGE');
+  await merger.settle();
+  const { result } = merger.merge();
+  assert.equal(result.fatal, null);
+  assert.ok(result.report.events > 0);
+});
