@@ -37,6 +37,7 @@ uint64_t GzipSizeHint(std::string_view head, std::string_view tail4, uint64_t fi
 
 void Merger::BeginSource(std::string path, uint64_t size_hint) {
   Source& s = impl_->sources.emplace_back();
+  impl_->open = &s;
   s.key = static_cast<uint32_t>(impl_->sources.size() - 1);
   s.arrival = impl_->next_arrival++;
   s.path = std::move(path);
@@ -55,8 +56,8 @@ void Merger::BeginSource(std::string path, uint64_t size_hint) {
 }
 
 void Merger::AppendChunk(std::string_view bytes) {
-  if (impl_->sources.empty()) return;
-  Source& s = impl_->sources.back();
+  if (!impl_->open) return;
+  Source& s = *impl_->open;
   s.report.bytes += bytes.size();
   if (!s.decided) {  // a chunk may be 1 byte: wait for the 2-byte gzip magic
     s.pending.append(bytes);
@@ -91,8 +92,9 @@ void Merger::Impl::Append(Source& s, std::string_view bytes) {
 }
 
 void Merger::EndSource() {
-  if (impl_->sources.empty()) return;
-  Source& s = impl_->sources.back();
+  if (!impl_->open) return;
+  Source& s = *impl_->open;
+  impl_->open = nullptr;
   if (!s.decided) {
     s.decided = true;
     s.data.append(s.pending);

@@ -300,6 +300,9 @@ struct Merger::Impl {
   void Append(Source& s, std::string_view bytes);
   void Finish(Source& s, EventParser& parser);
   bool MustStore(const Source& s);
+  // The source between BeginSource and EndSource (sources imported meanwhile
+  // come after it in the deque, which does not move it).
+  Source* open = nullptr;
   void Keep(Source& s);
   uint32_t next_arrival = 0;
   void Parse(Source& s, EventParser& parser);

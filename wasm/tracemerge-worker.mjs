@@ -8,6 +8,10 @@ const port = typeof self !== 'undefined' && typeof self.postMessage === 'functio
   : (await import('node:worker_threads')).parentPort;
 const post = (msg, transfer = []) => port.postMessage(msg, transfer);
 const cancels = new Map();  // id → AbortController
+// With a second core, a second instance parses every other source (a nested
+// Worker; not in the single-file page, whose scripts are not modules).
+const cores = globalThis.navigator?.hardwareConcurrency ?? 2;  // (Node before 21 has no navigator)
+const canHelp = typeof import.meta.url === 'string' && cores > 1;
 
 async function runMerge({ id, files, options }) {
   const abort = new AbortController();
@@ -43,7 +47,7 @@ async function runMerge({ id, files, options }) {
     }
   };
   try {
-    const { result } = await mergeFiles(files, options, { onProgress, signal: abort.signal, onChunk });
+    const { result } = await mergeFiles(files, options, { onProgress, signal: abort.signal, onChunk, helper: canHelp });
     if (file) {
       post({ type: MSG.DONE, id, blob: await file.finish(), result });
     } else if (inBrowser) {

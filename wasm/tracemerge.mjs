@@ -240,19 +240,20 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
     helperStopped = true;
   };
   let heapPeak = 0;  // of this heap plus the helper's
+  let helped = 0;    // sources the helper parsed
   const inflight = new Set();
   // The source's bytes from the helper — or, when it failed (or never
   // started), parsed here the same way: nothing is lost.
   const viaHelper = async (name, data, hint) => {
     const reply = await helper.parse({ args, name, data, sizeHint: hint });
     helper.heap = Math.max(helper.heap, reply.heap ?? 0);
-    if (reply.bytes) return reply.bytes;
+    if (reply.bytes) return { bytes: reply.bytes, byHelper: true };
     const local = new core.Merger(args, undefined, undefined);
     try {
       local.beginSource(name, hint);
       for await (const chunk of chunksOf(data)) local.appendChunk(chunk);
       local.endSource();
-      return joined(local.exportSource());
+      return { bytes: joined(local.exportSource()), byHelper: false };
     } finally {
       local.delete();
     }
@@ -277,7 +278,7 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
       if (helper && !helperStopped && helperJobs < 2 && hint <= HELPER_MAX && helperCanRead(data)) {
         helperJobs++;
         const arrival = guard(() => m.reserveArrival());
-        const done = viaHelper(name, data, hint).then((bytes) => {
+        const done = viaHelper(name, data, hint).then(({ bytes, byHelper }) => {
           // Both heaps only grow: while the helper runs, their sum is at most
           // this one's now plus the helper's last. Its last source comes in
           // after it stopped.
@@ -286,6 +287,7 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
           guard(() => {
             if (!m.importSource(bytes, arrival)) throw new Error(`${name}: the helper's bytes were refused`);
           });
+          helped += byHelper;
           if (!helperStopped) heapPeak = Math.max(heapPeak, core.HEAP8.length + helper.heap);
           bytesRead += data.size ?? data.byteLength ?? 0;
           onBytes?.();
@@ -315,6 +317,8 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
       while (inflight.size) await Promise.all([...inflight]);
       stopHelper();
     },
+    // How many sources the helper parsed (those it failed on are parsed here).
+    get helped() { return helped; },
     // The most memory the wasm heaps held at once (this one's and the helper's).
     get heapPeak() { return Math.max(heapPeak, core.HEAP8.length); },
     merge({ onChunk, onView } = {}) {
@@ -359,13 +363,15 @@ export function sourceName(file) {
 
 // One call: files = File[] | { name, data }[]. Resolves { blob | chunks, report, result }.
 // With onChunk(Uint8Array), the output goes there as it is written and is not kept.
-export async function mergeFiles(files, options = {}, { onProgress, signal, core, output = 'blob', onChunk } = {}) {
+// helper: as createMerger's (a second instance parses every other source).
+export async function mergeFiles(files, options = {}, { onProgress, signal, core, output = 'blob', onChunk, helper } = {}) {
   const list = [...files].map((f) => ('data' in f && 'name' in f && !(f instanceof Blob) ? f : { name: sourceName(f), data: f }));
   const bytesTotal = list.reduce((n, f) => n + (f.data.size ?? f.data.byteLength ?? 0), 0);
   let eventsTotal = 0;
   let current = '';
   const merger = await createMerger(options, {
     core,
+    helper,
     onProgress: (stage, done, total) => {
       if (stage === 'write') eventsTotal = total;
       onProgress?.(stage === 'parse'
@@ -382,7 +388,11 @@ export async function mergeFiles(files, options = {}, { onProgress, signal, core
       read();
       if (signal?.aborted) throw cancelled(merger.bytesRead);
     }
+    await merger.settle();
+    if (signal?.aborted) throw cancelled(merger.bytesRead);
+    const helped = merger.helped;
     const { chunks, result } = merger.merge({ onChunk });
+    result.helperSources = helped;
     if (result.fatal) throw new TraceMergeError({ ...result.fatal, result });
     const type = options.gzip ? 'application/gzip' : 'application/json';
     return {

@@ -58,5 +58,6 @@ export function renderStats(dl, { result, seconds, bytesIn }) {
     ['Input', bytes(bytesIn)],
     ['Time', `${duration(seconds * 1e6)}${bytesIn > 1e6 ? ` · ${mbps(bytesIn / 1e6 / seconds)} MB/s` : ''}`],
   ];
+  if (result.helperSources) pairs.push(['Parsed in parallel', `${count(result.helperSources)} sources by a second worker`]);
   dl.replaceChildren(...pairs.map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, v))));
 }

@@ -75,6 +75,9 @@ test('a chosen folder merges to the CLI bytes: everything, a time window, a step
       assert.match(await page.locator('#window-after').textContent(), /1594662617507447 \.\. 1594662617676640 µs.*steps 2 \.\. 4/);
     }
   }
+  // With two cores, a second worker parsed some of the sources (same bytes).
+  if (await page.evaluate(() => navigator.hardwareConcurrency) > 1)
+    assert.match(await page.locator('#stats').textContent(), /Parsed in parallel\d+ sources by a second worker/);
   // An unknown step is refused with the steps that exist.
   await page.getByTestId('unit').selectOption('step');
   await page.getByTestId('start').fill('2');

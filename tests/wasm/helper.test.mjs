@@ -16,9 +16,9 @@ async function merge(files, helper, args = []) {
   const merger = await createMerger(args, { helper });
   for (const f of files) await merger.addSource(f.name, f.data);
   await merger.settle();
-  const heapPeak = merger.heapPeak;
+  const { heapPeak, helped } = merger;
   const { chunks, result } = merger.merge();
-  return { bytes: concat(chunks), report: JSON.stringify(result.report), summary: result.summary, heapPeak };
+  return { bytes: concat(chunks), report: JSON.stringify(result.report), summary: result.summary, heapPeak, helped };
 }
 
 for (const dir of ['real', 'smdebug']) {
@@ -32,6 +32,7 @@ for (const dir of ['real', 'smdebug']) {
       assert.ok(helped.bytes.equals(alone.bytes), `${dir} ${label}: bytes differ`);
       assert.equal(helped.report, alone.report, `${dir} ${label}: report differs`);
       assert.equal(helped.summary, alone.summary);
+      assert.ok(helped.helped > 0 && helped.helped < files.length, `${helped.helped} of ${files.length} by the helper`);
       assert.ok(helped.heapPeak >= alone.heapPeak * 0.5);
     }
   });
@@ -44,6 +45,7 @@ test('file paths are read by the helper itself; gzip output too', async () => {
   const alone = await merge(files, false, ['--gzip']);
   const helped = await merge(onDisk, true, ['--gzip']);
   assert.ok(helped.bytes.equals(alone.bytes));
+  assert.ok(helped.helped > 0);
   assert.equal(helped.report, alone.report);
 });
 
@@ -59,6 +61,7 @@ parentPort.on('message', (m) => parentPort.postMessage({ id: m.id, error: 'no' }
   for (const helper of [failing, broken]) {
     const helped = await merge(files, new URL(`file://${helper}`));
     assert.ok(helped.bytes.equals(alone.bytes), helper);
+    assert.equal(helped.helped, 0);
     assert.equal(helped.report, alone.report);
   }
   fs.rmSync(dir, { recursive: true });
