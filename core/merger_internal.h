@@ -95,12 +95,14 @@ class BlockVector {
     size_++;
   }
   // Moves other's elements to the end; returns where the first one landed.
-  // One of a block or more hands its blocks over, uncopied: its elements then
-  // start at a block's edge, after up to kBlock - 1 copies of `filler` — which
-  // whoever reads the whole vector must pass over. A smaller one is copied,
-  // its blocks freed as they go (the peak grows by one block).
+  // One of kAdopt blocks or more hands its blocks over, uncopied: its elements
+  // then start at a block's edge, after up to kBlock - 1 copies of `filler`
+  // (at most 1/8 more) — which whoever reads the whole vector must pass over.
+  // A smaller one is copied, its blocks freed as they go (the peak grows by
+  // one block).
+  static constexpr size_t kAdopt = 8;
   size_t Splice(BlockVector& other, const T& filler) {
-    if (other.size_ >= kBlock) {
+    if (other.size_ >= kAdopt * kBlock) {
       while (size_ & (kBlock - 1)) push_back(filler);
       const size_t at = size_;
       for (Block& b : other.blocks_) blocks_.push_back(std::move(b));

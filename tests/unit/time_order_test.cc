@@ -34,22 +34,24 @@ TEST(RadixSortByKey, EqualsStableSort) {
 }
 
 // Sources' events join the index block by block: each part's elements in
-// order from where Splice says, across block edges — a part of a block or more
-// handed over at a block's edge after fillers, a smaller one right after the last.
+// order from where Splice says, across block edges — a part of kAdopt blocks
+// or more handed over at a block's edge after fillers, a smaller one right
+// after the last.
 TEST(BlockVector, SpliceAppendsInOrderAcrossBlocks) {
   using V = BlockVector<uint32_t>;
   constexpr uint32_t kFiller = UINT32_MAX;
   std::vector<uint32_t> expected;
   V all;
   uint32_t next = 0;
-  for (size_t n : {size_t{0}, size_t{5}, V::kBlock - 5, size_t{10}, 2 * V::kBlock + 3, V::kBlock, size_t{1},
-                   V::kBlock + 1, size_t{7}}) {
+  constexpr size_t kBig = V::kAdopt * V::kBlock;
+  for (size_t n : {size_t{0}, size_t{5}, V::kBlock - 5, size_t{10}, 2 * V::kBlock + 3, kBig + 3, kBig, size_t{1},
+                   kBig - 1, kBig + 1, size_t{7}}) {
     V part;
     for (size_t k = 0; k < n; k++) part.push_back(next + static_cast<uint32_t>(k));
     const size_t before = all.size();
     const size_t at = all.Splice(part, kFiller);
     EXPECT_TRUE(part.empty());
-    if (n >= V::kBlock) {
+    if (n >= kBig) {
       EXPECT_EQ(at % V::kBlock, 0u) << n;
       EXPECT_LT(at - before, V::kBlock) << n;
     } else {
