@@ -50,6 +50,8 @@ export interface MergeResult {
   eventsWritten: number;
   bytesWritten: number;
   report: Report;
+  /** mergeFiles: how many sources the helper parsed. */
+  helperSources?: number;
 }
 
 export interface Progress {
@@ -71,8 +73,13 @@ export declare class TraceMergeError extends Error {
 export interface Merger {
   readonly bytesRead: number;
   /** sizeHint: the inflated size, when data is an iterator (otherwise it is read from data). */
-  addSource(name: string, data: FileLike['data'] | Blob,
+  addSource(name: string, data: FileLike['data'] | Blob | { path: string; size?: number },
     opts?: { signal?: AbortSignal; onBytes?: () => void; sizeHint?: number }): Promise<void>;
+  /** Waits for the sources the helper parses and takes them in; call before merge(). */
+  settle(): Promise<void>;
+  /** Sources the helper parsed; the most memory both wasm heaps held at once. */
+  readonly helped: number;
+  readonly heapPeak: number;
   // onView gets a view into the wasm heap that is valid only during the call
   // (write it synchronously, e.g. fs.writeSync): one copy less than onChunk.
   merge(opts?: { onChunk?: (bytes: Uint8Array) => void; onView?: (bytes: Uint8Array) => void }): {
@@ -83,14 +90,18 @@ export interface Merger {
 }
 
 /** onProgress: 'parse' (bytes of the source that is ending) and 'write' (events); false cancels. */
+/** helper: a second instance in a Worker parses every other source (data it can read:
+ *  Blob, bytes, or { path } in Node); a URL names the helper module (tests). */
 export declare function createMerger(options?: MergeOptions | string[], opts?: {
-  onProgress?: (stage: 'parse' | 'write', done: number, total: number) => boolean | void }): Promise<Merger>;
+  onProgress?: (stage: 'parse' | 'write', done: number, total: number) => boolean | void;
+  helper?: boolean | URL }): Promise<Merger>;
 export declare function scanFiles(files: Iterable<FileLike>, options?: MergeOptions): Promise<MergeResult>;
 export declare function classifyFile(name: string, blob: Blob): Promise<{ kind: string; node: string; reason: string; quiet: boolean }>;
 export declare function mergeFiles(files: Iterable<FileLike>, options?: MergeOptions,
   opts?: { onProgress?: (p: Progress) => void; signal?: AbortSignal; output?: 'blob' | 'chunks';
     /** Receives the output as it is written (then it is not kept). */
-    onChunk?: (bytes: Uint8Array) => void }):
+    onChunk?: (bytes: Uint8Array) => void;
+    helper?: boolean | URL }):
   Promise<{ blob?: Blob; chunks?: Uint8Array[]; report: Report; result: MergeResult }>;
 export declare function optionsToArgs(options: MergeOptions): string[];
 /** Where the core keeps events beyond memoryMb: ArrayBuffers outside the wasm heap. */
