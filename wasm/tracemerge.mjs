@@ -205,8 +205,14 @@ const helperCanRead = (data) =>
   data instanceof Uint8Array || (isNode && typeof data?.path === 'string') ||
   (typeof Blob !== 'undefined' && data instanceof Blob);
 
-// Lets a finished helper's reply in (a Worker's message waits for the event loop).
-const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
+// Lets a finished helper's reply in: a Worker's message waits for the event
+// loop, which reading a file in Node (synchronous) does not reach.
+const nextTurn = () => new Promise((resolve) => {
+  if (isNode) return setImmediate(resolve);
+  const channel = new MessageChannel();  // (setTimeout would wait 4 ms once nested)
+  channel.port1.onmessage = () => resolve(channel.port1.close());
+  channel.port2.postMessage(0);
+});
 
 // A merger fed source by source. Call delete() when done (or let merge() do it).
 // onProgress(stage, done, total): 'parse' (bytes of the source that is ending) and
@@ -241,6 +247,7 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
   };
   let heapPeak = 0;  // of this heap plus the helper's
   let helped = 0;    // sources the helper parsed
+  let helperError = null;
   const inflight = new Set();
   // The source's bytes from the helper — or, when it failed (or never
   // started), parsed here the same way: nothing is lost.
@@ -279,6 +286,7 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
         helperJobs++;
         const arrival = guard(() => m.reserveArrival());
         const done = viaHelper(name, data, hint).then(({ bytes, byHelper }) => {
+          if (!alive) return;  // deleted (cancelled) meanwhile
           // Both heaps only grow: while the helper runs, their sum is at most
           // this one's now plus the helper's last. Its last source comes in
           // after it stopped.
@@ -291,6 +299,8 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
           if (!helperStopped) heapPeak = Math.max(heapPeak, core.HEAP8.length + helper.heap);
           bytesRead += data.size ?? data.byteLength ?? 0;
           onBytes?.();
+        }).catch((e) => {
+          helperError ??= e;  // settle() throws it
         }).finally(() => {
           helperJobs--;
           inflight.delete(done);
@@ -307,20 +317,21 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
       }
       guard(() => m.endSource());
     },
-    // Runs the merge; returns { chunks, result } where result has fatal, summary, outputName, report.
-    // onView(view) gets a view into the wasm heap, valid only during the call
-    // (write it out synchronously): one copy of the output less than onChunk.
     // Waits for the sources the helper is parsing, takes them in, and stops
     // the helper (its memory goes); later sources are parsed here.
     async settle() {
       settling = true;
       while (inflight.size) await Promise.all([...inflight]);
       stopHelper();
+      if (helperError) throw helperError;
     },
     // How many sources the helper parsed (those it failed on are parsed here).
     get helped() { return helped; },
     // The most memory the wasm heaps held at once (this one's and the helper's).
     get heapPeak() { return Math.max(heapPeak, core.HEAP8.length); },
+    // Runs the merge; returns { chunks, result } where result has fatal, summary, outputName, report.
+    // onView(view) gets a view into the wasm heap, valid only during the call
+    // (write it out synchronously): one copy of the output less than onChunk.
     merge({ onChunk, onView } = {}) {
       if (inflight.size) throw new TraceMergeError({ code: 'USAGE', message: 'await settle() before merge()' });
       const chunks = [];

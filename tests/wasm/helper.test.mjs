@@ -77,3 +77,24 @@ test('merge() before settle() is refused while the helper still parses', async (
   assert.equal(result.fatal, null);
   assert.ok(result.report.events > 0);
 });
+
+test('cancelling while the helper parses: CANCELLED, and its late replies are dropped quietly', async () => {
+  const { mergeFiles } = await import(path.join(WASM, 'tracemerge.mjs'));
+  const files = readTree(path.join(CORPUS, 'real'));
+  const unhandled = [];
+  const onUnhandled = (e) => unhandled.push(e);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    const abort = new AbortController();
+    let reads = 0;
+    const onProgress = (p) => { if (p.stage === 'read' && ++reads === 3) abort.abort(); };
+    await assert.rejects(mergeFiles(files, {}, { helper: true, signal: abort.signal, onProgress, output: 'chunks' }),
+      (e) => e instanceof TraceMergeError && e.code === 'CANCELLED');
+    await new Promise((resolve) => setTimeout(resolve, 1500));  // the helper's replies, if any, come now
+    assert.deepEqual(unhandled, []);
+    const again = await mergeFiles(files, {}, { helper: true, output: 'chunks' });  // and the next merge works
+    assert.ok(again.result.helperSources > 0);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+});
