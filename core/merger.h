@@ -16,9 +16,9 @@
 #include <string_view>
 #include <vector>
 
+#include "buffer.h"
 #include "gzip.h"
 #include "kinds.h"
-#include "buffer.h"
 #include "status.h"
 
 namespace tracemerge {

@@ -7,11 +7,13 @@
 //   flags & 16     gzip the output      flags & 32   tight limits (4 KiB per file, depth 4)
 //   flags >> 6     which set of file names the sources get (kNames)
 //   chunk          AppendChunk size, low 7 bits (0: each source in one piece);
-//                  bit 7: merge again writing on two threads, and compare
+//                  bit 7: merge again writing on two threads, source 2 parsed
+//                  by another Merger and imported (ExportSource/ImportSource)
+//                  in the middle of source 3, and compare
 // Source i is named kNames[set][i]; the name and the content decide its kind.
 //
-// Checks: a fatal report writes nothing; the two-thread writer's output and
-// report equal the one-thread writer's; otherwise the output (inflated when
+// Checks: a fatal report writes nothing; that second merge's output and report
+// equal the first's; otherwise the output (inflated when
 // gzipped) is strictly valid JSON with a traceEvents array, and every included
 // source keeps the books (read = kept + dropped + outside + merged + unused).
 // FUZZ_MERGE_DUMP=out.json fuzz_merge crash-… writes the output for a look.
@@ -76,30 +78,53 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (flags & 32) opt.max_depth = 4;
   const auto& names = kNames[flags >> 6];
 
-  auto merge = [&](const Options& o, std::string* out) {
+  // helped: source 2 comes from a helper merger, imported once source 3 has begun.
+  auto merge = [&](const Options& o, bool helped, std::string* out) {
     Merger m(o);
     std::string_view rest = in;
+    ByteBuffer imported;
+    uint32_t arrival = 0;
+    auto import = [&] {
+      if (!imported.empty() && !m.ImportSource(std::move(imported), arrival)) Fail("an export was refused");
+      imported = ByteBuffer();
+    };
     for (int i = 0; i < 3; i++) {
       size_t cut = i == 2 ? std::string_view::npos : rest.find(kSep);
       std::string_view src = rest.substr(0, cut);
-      m.BeginSource(names[i]);
       const size_t step = chunk ? chunk : std::max<size_t>(src.size(), 1);
-      for (size_t k = 0; k < src.size(); k += step) m.AppendChunk(src.substr(k, step));
-      m.EndSource();
+      if (helped && i == 1) {
+        Options ho = o;
+        ho.write_in_background = false;
+        Merger h(ho);
+        h.BeginSource(names[i]);
+        for (size_t k = 0; k < src.size(); k += step) h.AppendChunk(src.substr(k, step));
+        h.EndSource();
+        imported = h.ExportSource();
+        arrival = m.ReserveArrival();
+        if (imported.empty()) Fail("nothing exported");
+      } else {
+        m.BeginSource(names[i]);
+        for (size_t k = 0; k < src.size(); k += step) {
+          m.AppendChunk(src.substr(k, step));
+          if (i == 2) import();
+        }
+        m.EndSource();
+      }
       if (cut == std::string_view::npos) break;
       rest.remove_prefix(cut + kSep.size());
     }
+    import();
     return m.Merge([&](std::string_view b) { out->append(b); });
   };
   std::string out;
-  Report r = merge(opt, &out);
+  Report r = merge(opt, false, &out);
   if (two_threads) {
     Options o = opt;
     o.write_in_background = true;
     std::string out2;
-    Report r2 = merge(o, &out2);
-    if (out2 != out) Fail("the two-thread writer's output differs");
-    if (r2.ToJson() != r.ToJson()) Fail("the two-thread writer's report differs");
+    Report r2 = merge(o, true, &out2);
+    if (out2 != out) Fail("the output differs written on two threads, with an imported source");
+    if (r2.ToJson() != r.ToJson()) Fail("the report differs written on two threads, with an imported source");
   }
 
   if (r.fatal) {
