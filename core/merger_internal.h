@@ -183,6 +183,7 @@ struct Source {
   uint32_t key = 0;                     // index in Sources (before Join) and name in the store
   uint32_t arrival = 0;                 // order among sources of the same path
   bool stored = false;                  // templates moved to Options.store (arena empty)
+  bool exported = false;                // taken out by ExportSource (events now fillers)
   uint64_t stored_bytes = 0;
   std::string window;                   // a stored range being written: [window_at, +size)
   uint64_t window_at = 0;

@@ -93,7 +93,7 @@ ByteBuffer Merger::ExportSource(std::string* tail) {
   tail->clear();
   if (m.sources.empty() || m.opt.parse_in_background) return {};
   Source& s = m.sources.back();
-  if (s.stored || s.first_event + s.event_count != m.events.size()) return {};
+  if (s.stored || s.exported || s.first_event + s.event_count != m.events.size()) return {};
   // The templates stay where they are: the header goes in front of them. (The
   // input buffer kept for a next source goes first: room for them to grow.)
   m.spare_input.Free();
@@ -150,6 +150,7 @@ ByteBuffer Merger::ExportSource(std::string* tail) {
   // The source leaves this merger: its events become fillers, its marks go.
   for (uint64_t i = s.first_event; i < s.first_event + s.event_count; i++) m.events[i] = Filler(s.key);
   s.event_count = 0;
+  s.exported = true;
   s.step_marks.clear();
   s.profiler_steps.clear();
   return bytes;

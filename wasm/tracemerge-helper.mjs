@@ -5,40 +5,18 @@
 //              { path } of a file (Node); args the merger's options.
 // Message out: { id, bytes, heap } — the parsed source (Merger.exportSource,
 //              for importSource) and this heap's size — or { id, error }.
-import { loadCore } from './tracemerge.mjs';
+import { chunksOf, joined, loadCore } from './tracemerge.mjs';
 
 const isNode = typeof process === 'object' && !!process.versions?.node;
-const CHUNK = 1 << 20;
-
-async function* chunks(data) {
-  if (data instanceof Uint8Array) {
-    for (let i = 0; i < data.length; i += CHUNK) yield data.subarray(i, i + CHUNK);
-  } else if (data?.path !== undefined && isNode) {
-    const fs = await import('node:fs');
-    const fd = fs.openSync(data.path, 'r');
-    try {
-      const buf = new Uint8Array(CHUNK);
-      for (let n; (n = fs.readSync(fd, buf, 0, CHUNK, null)) > 0;) yield buf.subarray(0, n);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } else {  // a Blob
-    for (let i = 0; i < data.size; i += CHUNK) yield new Uint8Array(await data.slice(i, i + CHUNK).arrayBuffer());
-  }
-}
 
 async function parse({ args, name, data, sizeHint }) {
   const core = await loadCore();
   const m = new core.Merger(args, undefined, undefined);
   try {
     m.beginSource(name, sizeHint);
-    for await (const chunk of chunks(data)) m.appendChunk(chunk);
+    for await (const chunk of chunksOf(data)) m.appendChunk(chunk);
     m.endSource();
-    const [head, tail] = m.exportSource();  // views into the heap: copied at once
-    const bytes = new Uint8Array(head.length + tail.length);
-    bytes.set(head);
-    bytes.set(tail, head.length);
-    return { bytes, heap: core.HEAP8.length };
+    return { bytes: joined(m.exportSource()), heap: core.HEAP8.length };
   } finally {
     m.delete();
   }

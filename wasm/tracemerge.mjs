@@ -84,7 +84,8 @@ async function sizeHint(core, data) {
 }
 
 // Yields Uint8Array chunks of a File/Blob, Uint8Array, ArrayBuffer or { path } (Node).
-async function* chunksOf(data) {
+// (Exported for tracemerge-helper.mjs.)
+export async function* chunksOf(data) {
   if (isNode && typeof data?.path === 'string') {
     const fs = await import('node:fs');
     const fd = fs.openSync(data.path, 'r');
@@ -189,7 +190,8 @@ async function startHelper(url = new URL('./tracemerge-helper.mjs', import.meta.
 }
 
 // Merger.exportSource()'s two views into the heap, copied into one array.
-function joined([head, tail]) {
+// (Exported for tracemerge-helper.mjs.)
+export function joined([head, tail]) {
   const bytes = new Uint8Array(head.length + tail.length);
   bytes.set(head);
   bytes.set(tail, head.length);

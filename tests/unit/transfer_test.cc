@@ -18,6 +18,7 @@ std::string Exported(const Input& in, const Options& options) {
   Merger helper(options);
   helper.AddSource(in.name, in.bytes);
   const std::string bytes(helper.ExportSource().view());
+  EXPECT_TRUE(helper.ExportSource().empty()) << "exported twice: " << in.name;
   // The source has left the helper: what it would merge now lacks it.
   MergeResult rest;
   rest.report = helper.Merge([&](std::string_view c) { rest.output.append(c); });
