@@ -8,8 +8,8 @@
 //   id_count base_time_ns events step_marks profiler_steps flags warnings header
 //
 // The templates come first: the importer keeps them where they arrived.
+#include <algorithm>
 #include <cstring>
-#include <type_traits>
 
 #include "merger.h"
 #include "merger_internal.h"
@@ -25,12 +25,6 @@ struct Out {
   void Str(std::string_view s) {
     U64(s.size());
     bytes.append(s);
-  }
-  template <class T>
-  void Pod(const T* p, size_t n) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    U64(n);
-    bytes.append(reinterpret_cast<const char*>(p), n * sizeof(T));
   }
 };
 
@@ -227,12 +221,11 @@ bool Merger::ImportSource(ByteBuffer bytes, uint32_t arrival) {
     d.offset = in.U64();
     d.message = in.Str();
   }
+  m.next_arrival = std::max(m.next_arrival, arrival + 1);
   if (!in.ok || !in.bytes.empty()) {
     m.sources.pop_back();
-    m.next_arrival = std::max(m.next_arrival, arrival + 1);
     return false;
   }
-  m.next_arrival = std::max(m.next_arrival, arrival + 1);
   // The templates move to the buffer's start (no new memory), the rest goes.
   std::memmove(bytes.data(), arena.data(), arena.size());
   bytes.truncate(arena.size());

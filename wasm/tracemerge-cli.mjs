@@ -7,8 +7,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { createMerger, loadCore, TraceMergeError } from './tracemerge.mjs';
 
-const CHUNK = 1 << 20;
-
 // Folders are walked like a dropped folder: "<folder name>/<relative path>", sorted.
 function collect(arg, inputs, errors) {
   let st;
@@ -40,9 +38,8 @@ function collect(arg, inputs, errors) {
   }
 }
 
-// What the file inflates to (a gzip's last 4 bytes say), so that its buffer is allocated once.
-function fileSizeHint(core, file) {
-  const size = fs.statSync(file).size;
+// What the file of `size` bytes inflates to (a gzip's last 4 bytes say), so that its buffer is allocated once.
+function fileSizeHint(core, file, size) {
   if (size < 6) return size;
   const fd = fs.openSync(file, 'r');
   try {
@@ -103,7 +100,7 @@ async function main(argv) {
       continue;
     }
     const size = fs.statSync(input.disk).size;
-    await merger.addSource(input.name, { path: input.disk, size }, { sizeHint: fileSizeHint(core, input.disk) });
+    await merger.addSource(input.name, { path: input.disk, size }, { sizeHint: fileSizeHint(core, input.disk, size) });
   }
   await merger.settle();
 
