@@ -28,15 +28,17 @@ Status ParseGroup(std::string_view s, Group* out) {
 
 // ---- order -----------------------------------------------------------------
 
-void TimeOrder::AddRun(std::vector<uint32_t> run) {
+void TimeOrder::SortRun(std::vector<uint32_t>& run) const {
   // By time, then file order; traces are often nearly sorted already.
   auto before = [&](uint32_t a, uint32_t b) { return events_[a].ts != events_[b].ts ? events_[a].ts < events_[b].ts : a < b; };
-  if (!std::is_sorted(run.begin(), run.end(), before)) {
-    std::vector<std::pair<int64_t, uint32_t>> keyed(run.size());
-    for (size_t k = 0; k < run.size(); k++) keyed[k] = {events_[run[k]].ts, run[k]};
-    RadixSortByKey(keyed);  // stable: ties stay in file order
-    for (size_t k = 0; k < run.size(); k++) run[k] = keyed[k].second;
-  }
+  if (std::is_sorted(run.begin(), run.end(), before)) return;
+  std::vector<std::pair<int64_t, uint32_t>> keyed(run.size());
+  for (size_t k = 0; k < run.size(); k++) keyed[k] = {events_[run[k]].ts, run[k]};
+  RadixSortByKey(keyed);  // stable: ties stay in file order
+  for (size_t k = 0; k < run.size(); k++) run[k] = keyed[k].second;
+}
+
+void TimeOrder::AddRun(std::vector<uint32_t> run) {
   size_ += run.size();
   runs_.push_back(std::move(run));
 }
@@ -127,6 +129,10 @@ size_t TimeOrder::Cursor::Next(uint32_t* out, size_t n) {
 Report Merger::Merge(const Sink& sink) {
   Impl& m = *impl_;
   Report report;
+  if (m.worker) {  // sources still waiting for the worker are parsed here meanwhile
+    Source* waiting;
+    while (m.worker->TakeBack(&waiting)) m.Finish(*waiting, m.parser);
+  }
   m.worker.reset();  // once the last source is parsed
   m.spare_input.Free();
   m.Join();
@@ -163,25 +169,33 @@ Report Merger::Merge(const Sink& sink) {
     s.id_base = id_base;
     id_base += s.id_count;
   }
-  std::vector<uint32_t> meta;
+  // Each source's metadata to carry and its kept events in time order (a run).
   TimeOrder order(m.events);
-  for (Source& s : m.sources) {  // in path order
-    std::vector<uint32_t> run;
+  std::vector<std::vector<uint32_t>> runs(m.sources.size()), metas(m.sources.size());
+  std::vector<int64_t> last_end(m.sources.size(), 0);
+  ForEach(m.sources.size(), m.Two(), [&](size_t k) {
+    Source& s = m.sources[k];
     for (uint64_t i = s.first_event; i < s.first_event + s.event_count; i++) {
       const Event& e = m.events[i];
       if (e.ph == 'M') {
         // Process-level metadata follows its process; thread-level its thread.
         const Thread& t = s.threads[e.thread];
-        if (t.used || (t.tid_text.empty() && s.procs[t.proc].used)) meta.push_back(static_cast<uint32_t>(i));
+        if (t.used || (t.tid_text.empty() && s.procs[t.proc].used)) metas[k].push_back(static_cast<uint32_t>(i));
         else s.report.metadata_unused++;
       } else if (!e.keep) {
         s.report.events_outside++;
       } else {
-        run.push_back(static_cast<uint32_t>(i));
-        report.last_end_ns = std::max(report.last_end_ns, e.ts + Duration(e));
+        runs[k].push_back(static_cast<uint32_t>(i));
+        last_end[k] = std::max(last_end[k], e.ts + Duration(e));
       }
     }
-    order.AddRun(std::move(run));
+    order.SortRun(runs[k]);
+  });
+  std::vector<uint32_t> meta;
+  for (size_t k = 0; k < m.sources.size(); k++) {  // in path order
+    meta.insert(meta.end(), metas[k].begin(), metas[k].end());
+    report.last_end_ns = std::max(report.last_end_ns, last_end[k]);
+    order.AddRun(std::move(runs[k]));
   }
   if (order.size() == 0)
     m.warnings.push_back({Code::kEmptyWindow, "", 0, "no event falls in the window; the output has no events"});

@@ -212,7 +212,11 @@ using Sources = std::deque<Source>;
 class TimeOrder {
  public:
   explicit TimeOrder(const BlockVector<Event>& events) : events_(events) {}
-  // The source's kept events (indices into events, in file order); sorts them.
+  // Sorts a source's kept events (indices into events, in file order) by
+  // time, ties in file order. Const: runs of different sources may be sorted
+  // on different threads.
+  void SortRun(std::vector<uint32_t>& run) const;
+  // Adds a run sorted by SortRun; sources in path order.
   void AddRun(std::vector<uint32_t> run);
   uint64_t size() const { return size_; }
 
@@ -302,6 +306,8 @@ struct Merger::Impl {
 
   void Append(Source& s, std::string_view bytes);
   void Finish(Source& s, EventParser& parser);
+  // Whether the stages after the last source may use a second thread (ForEach).
+  bool Two() const { return opt.parse_in_background || opt.write_in_background; }
   bool MustStore(const Source& s);
   // The source between BeginSource and EndSource (sources imported meanwhile
   // come after it in the deque, which does not move it).

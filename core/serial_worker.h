@@ -2,12 +2,14 @@
 // writes its output on one, the merge parses sources on one
 // (Options.parse_in_background). Push() blocks while `backlog` jobs wait, which
 // bounds the memory they hold; Wait() returns once every pushed job has run;
-// the destructor runs what is left, then joins.
+// the destructor runs what is left, then joins. ForEach() shares a loop with
+// one more thread.
 //
 //   SerialWorker<std::string> writer(8, [&](std::string& chunk) { fwrite(…); });
 //   writer.Push(std::string(bytes));  …  writer.Wait();
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -49,6 +51,16 @@ class SerialWorker {
     cv_.notify_all();
     return true;
   }
+  // Takes back the newest job that has not started, for the caller to run;
+  // false when none waits.
+  bool TakeBack(T* job) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (queue_.empty()) return false;
+    *job = std::move(queue_.back());
+    queue_.pop_back();
+    cv_.notify_all();
+    return true;
+  }
   void Wait() {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return queue_.empty() && !busy_; });
@@ -79,5 +91,22 @@ class SerialWorker {
   bool busy_ = false, stop_ = false;
   std::thread thread_;  // started in the constructor's body, once the rest is set up
 };
+
+// Runs f(0) … f(n - 1), on the caller's thread and, when `two`, one more
+// (each takes the next index as it is free): f(i) must touch only what i owns.
+template <class F>
+void ForEach(size_t n, bool two, F&& f) {
+  if (!two || n < 2) {
+    for (size_t i = 0; i < n; i++) f(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  auto loop = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) f(i);
+  };
+  std::thread other(loop);
+  loop();
+  other.join();
+}
 
 }  // namespace tracemerge

@@ -55,13 +55,14 @@ void Merger::Impl::Join() {
   sources.swap(sorted);
   if (!std::is_sorted(by_path.begin(), by_path.end()))  // (the CLI and the page add them in path order)
     for (Event& e : events) e.source = new_index[e.source];
-  for (uint32_t i = 0; i < sources.size(); i++) {
-    Source& s = sources[i];
+  for (Source& s : sources) {
     for (auto [step, local] : s.step_marks) step_marks.push_back({step, static_cast<uint32_t>(s.first_event + local)});
     for (auto [step, local] : s.profiler_steps)
       profiler_steps.push_back({step, static_cast<uint32_t>(s.first_event + local)});
-    if (s.report.included) ApplyClock(i);
   }
+  ForEach(sources.size(), Two(), [&](size_t i) {
+    if (sources[i].report.included) ApplyClock(static_cast<uint32_t>(i));
+  });
   for (Source& s : sources) {  // warnings too, in path order
     for (Diagnostic& d : s.warnings) warnings.push_back(std::move(d));
     s.warnings.clear();
@@ -131,12 +132,22 @@ void Merger::Impl::ApplyClock(uint32_t index) {
 
 // The job as found: its time span and its steps (first ts of each, in time order).
 void Merger::Impl::Describe(Report* r) {
+  std::vector<std::pair<int64_t, int64_t>> spans(sources.size(), {INT64_MAX, INT64_MIN});  // by source
+  ForEach(sources.size(), Two(), [&](size_t i) {
+    const Source& s = sources[i];
+    auto& [start, end] = spans[i];
+    for (uint64_t k = s.first_event; k < s.first_event + s.event_count; k++) {
+      const Event& e = events[k];
+      if (e.ph == 'M' || !e.has_ts) continue;
+      start = std::min(start, e.ts);
+      end = std::max(end, e.ts + Duration(e));
+    }
+  });
   r->job_start_ns = INT64_MAX;
   r->job_end_ns = INT64_MIN;
-  for (const Event& e : events) {
-    if (e.ph == 'M' || !e.has_ts) continue;
-    r->job_start_ns = std::min(r->job_start_ns, e.ts);
-    r->job_end_ns = std::max(r->job_end_ns, e.ts + Duration(e));
+  for (auto [start, end] : spans) {
+    r->job_start_ns = std::min(r->job_start_ns, start);
+    r->job_end_ns = std::max(r->job_end_ns, end);
   }
   auto& marks = step_marks.empty() ? profiler_steps : step_marks;
   r->steps_from = step_marks.empty() ? "PyTorch ProfilerStep#N slices" : "pythontimeline step_num";

@@ -40,12 +40,15 @@ bool IsPlainId(std::string_view text) {
 void Merger::Impl::AssignTracks(
     std::vector<std::pair<uint32_t, std::string>>* process_names,
     std::vector<std::tuple<uint32_t, uint32_t, std::string>>* thread_names) {
-  for (const Event& e : events) {
-    if (!e.keep || e.ph == 'M') continue;
-    Source& s = sources[e.source];
-    s.threads[e.thread].used = true;
-    s.procs[s.threads[e.thread].proc].used = true;
-  }
+  ForEach(sources.size(), Two(), [&](size_t i) {
+    Source& s = sources[i];
+    for (uint64_t k = s.first_event; k < s.first_event + s.event_count; k++) {
+      const Event& e = events[k];
+      if (!e.keep || e.ph == 'M') continue;
+      s.threads[e.thread].used = true;
+      s.procs[s.threads[e.thread].proc].used = true;
+    }
+  });
   // Output processes and threads. smdebug rotates one stream over many files,
   // so those join by (kind, node, pid); any other file is a source of its own.
   struct OutThread {
@@ -110,9 +113,9 @@ void Merger::Impl::AssignTracks(
     uint32_t index;
     bool operator<(const Slice& o) const { return std::tie(ts, neg_dur, canon) < std::tie(o.ts, o.neg_dur, o.canon); }
   };
-  std::vector<Slice> slices;
-  for (OutThread& ot : out_threads) {
-    slices.clear();
+  ForEach(out_threads.size(), Two(), [&](size_t o) {
+    OutThread& ot = out_threads[o];
+    std::vector<Slice> slices;
     for (uint32_t i : ot.events) slices.push_back({events[i].ts, -events[i].dur, Canon(i), i});
     std::vector<uint32_t>().swap(ot.events);
     // Mostly in time order already (sources are put in order as they are
@@ -143,7 +146,7 @@ void Merger::Impl::AssignTracks(
       e.lane = static_cast<uint8_t>(l);
     }
     ot.lanes = static_cast<uint8_t>(std::max<size_t>(lanes.size(), 1));
-  }
+  });
 
   std::map<uint32_t, TidAllocator> tids;
   for (OutThread& ot : out_threads) {

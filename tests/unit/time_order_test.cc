@@ -87,6 +87,7 @@ TEST(TimeOrder, EqualsAStableSortOfAllRunsWhateverTheBatchSizeAndSlices) {
       std::vector<uint32_t> run = runs[r];
       std::stable_sort(run.begin(), run.end(), [&](uint32_t a, uint32_t b) { return events[a].ts < events[b].ts; });
       for (size_t k = 0; k < run.size(); k++) expected.emplace_back(events[run[k]].ts, r, k, run[k]);
+      order.SortRun(runs[r]);
       order.AddRun(runs[r]);
     }
     std::sort(expected.begin(), expected.end());
