@@ -215,35 +215,58 @@ void Merger::Impl::PutInTimeOrder(Source& s) {
   std::vector<std::pair<int64_t, uint32_t>> order(n);
   for (uint32_t i = 0; i < n; i++) order[i] = {parsed[i].ph == 'M' ? earliest : parsed[i].ts, i};
   RadixSortByKey(order);
-  // Into the input's buffer, read by now and already in memory; the templates'
-  // old buffer becomes the next input's. The events go to a new index in time
-  // order (read at random once, written in order).
+  std::vector<uint32_t> by_time(n);  // file positions in time order
+  for (uint32_t k = 0; k < n; k++) by_time[k] = order[k].second;
+  std::vector<std::pair<int64_t, uint32_t>>().swap(order);
+  if (!s.step_marks.empty() || !s.profiler_steps.empty()) {
+    std::vector<uint32_t> position(n);  // file position → time position
+    for (uint32_t k = 0; k < n; k++) position[by_time[k]] = k;
+    for (auto& mark : s.step_marks) mark.second = position[mark.second];
+    for (auto& mark : s.profiler_steps) mark.second = position[mark.second];
+  }
+  // The templates, into the input's buffer (read by now and already in
+  // memory; the templates' old buffer becomes the next input's). Both reads
+  // jump around: the next ones are asked for ahead.
   ByteBuffer exact;
   if (s.data.capacity() >= s.arena.size()) exact.swap(s.data);
   Recycle(s.data);
   exact.clear();
   exact.reserve(s.arena.size() + kTemplateSlack);
-  BlockVector<Event> sorted;
   s.arena.reserve(s.arena.size() + 16);  // (copies below read up to 15 bytes past a template)
   const char* const arena = s.arena.data();
   for (uint32_t k = 0; k < n; k++) {
-    // Both reads jump around: ask ahead (the event first, then its template).
-    if (k + 16 < n) __builtin_prefetch(&parsed[order[k + 16].second]);
-    if (k + 8 < n) __builtin_prefetch(arena + parsed[order[k + 8].second].offset);
-    Event e = parsed[order[k].second];
-    const uint64_t at = exact.size();
+    if (k + 16 < n) __builtin_prefetch(&parsed[by_time[k + 16]]);
+    if (k + 8 < n) __builtin_prefetch(arena + parsed[by_time[k + 8]].offset);
+    const Event& e = parsed[by_time[k]];
     char* w = exact.Room(e.length + 16);
     for (uint32_t c = 0; c < e.length; c += 16) std::memcpy(w + c, arena + e.offset + c, 16);
     exact.SetEnd(w + e.length);
-    e.offset = at;
-    sorted.push_back(e);
   }
-  parsed = std::move(sorted);
-  if (!s.step_marks.empty() || !s.profiler_steps.empty()) {
-    std::vector<uint32_t> position(n);  // file position → time position
-    for (uint32_t k = 0; k < n; k++) position[order[k].second] = k;
-    for (auto& mark : s.step_marks) mark.second = position[mark.second];
-    for (auto& mark : s.profiler_steps) mark.second = position[mark.second];
+  // Then the events, in place (no second index): each cycle of the
+  // permutation is followed from its start, every event moved to its place.
+  // The places to come are read from by_time ahead of the moves, so that
+  // their events are asked for early; a place done is marked by_time[k] = k.
+  for (uint32_t start = 0; start < n; start++) {
+    if (by_time[start] == start) continue;
+    const Event first = parsed[start];
+    uint32_t ahead = start;
+    for (int a = 0; a < 8; a++) __builtin_prefetch(&parsed[ahead = by_time[ahead]]);
+    for (uint32_t k = start;;) {
+      const uint32_t from = by_time[k];
+      by_time[k] = k;
+      if (from == start) {
+        parsed[k] = first;
+        break;
+      }
+      parsed[k] = parsed[from];
+      k = from;
+      __builtin_prefetch(&parsed[ahead = by_time[ahead]]);
+    }
+  }
+  uint64_t at = 0;  // the templates follow one another in time order
+  for (uint32_t k = 0; k < n; k++) {
+    parsed[k].offset = at;
+    at += parsed[k].length;
   }
   exact.ShrinkToFit(kTemplateSlack);
   s.arena.swap(exact);
