@@ -33,11 +33,17 @@ for size in "${sizes[@]}"; do
   mb=$(calc "$bytes / 1000000")
   out=build/bench/out.json
 
-  c_nat=$(for _ in $(seq "$RUNS"); do build/native/tracemerge_ceiling "${files[@]}" | cut -d' ' -f3; done | median)
-  m_nat=$(for _ in $(seq "$RUNS"); do secs build/native/tracemerge "$job" -o "$out" --quiet; done | median)
+  # The four timings take turns, run after run: this VM's speed drifts over
+  # minutes, and a ratio should compare runs made under the same conditions.
+  times=$(for _ in $(seq "$RUNS"); do
+    echo "$(build/native/tracemerge_ceiling "${files[@]}" | cut -d' ' -f3) \
+$(secs build/native/tracemerge "$job" -o "$out" --quiet) \
+$(node build/wasm/tracemerge-ceiling.cjs "${files[@]}" | cut -d' ' -f3) \
+$(secs node build/wasm/tracemerge-cli.mjs "$job" -o "$out" --quiet)"
+  done)
+  column() { awk -v c="$1" '{print $c}' <<<"$times" | median; }
+  c_nat=$(column 1); m_nat=$(column 2); c_wasm=$(column 3); m_wasm=$(column 4)
   rss=$(peak_kb build/native/tracemerge "$job" -o "$out" --quiet)
-  c_wasm=$(for _ in $(seq "$RUNS"); do node build/wasm/tracemerge-ceiling.cjs "${files[@]}" | cut -d' ' -f3; done | median)
-  m_wasm=$(for _ in $(seq "$RUNS"); do secs node build/wasm/tracemerge-cli.mjs "$job" -o "$out" --quiet; done | median)
   stats=$(TRACEMERGE_STATS=1 /usr/bin/time -v node build/wasm/tracemerge-cli.mjs "$job" -o "$out" --quiet 2>&1)
   heap=$(awk '/wasm-heap-bytes/ {print $2}' <<<"$stats")
   node_rss=$(awk -F': ' '/Maximum resident/ {print $2}' <<<"$stats")
