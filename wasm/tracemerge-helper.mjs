@@ -2,10 +2,13 @@
 // thread (wasm has no threads here: the page cannot be cross-origin isolated).
 // createMerger({ helper: true }) starts it as a Worker (worker_threads in Node).
 // Message in:  { id, args, name, data, sizeHint } — data a Blob, bytes, or
-//              { path } of a file (Node); args the merger's options.
+//              { path } of a file (Node); args the merger's options — or
+//              { id, takeBack: true }: the newest source not started is
+//              answered at once with { id: its id, takenBack: true }, for the
+//              caller to parse, then this with { id, taken: its id or null }.
 // Message out: { id, bytes, heap } — the parsed source (Merger.exportSource,
 //              for importSource) and this heap's size — or { id, error }.
-import { chunksOf, joined, loadCore } from './tracemerge.mjs';
+import { chunksOf, joined, loadCore, nextTurn } from './tracemerge.mjs';
 
 const isNode = typeof process === 'object' && !!process.versions?.node;
 
@@ -25,8 +28,20 @@ async function parse({ args, name, data, sizeHint }) {
 const port = isNode ? (await import('node:worker_threads')).parentPort : self;
 const reply = (msg, transfer) => port.postMessage(msg, transfer);
 let queue = Promise.resolve();  // one source at a time, in the order they came
+const waiting = new Set();      // ids queued, not started
 const onMessage = (msg) => {
+  if (msg.takeBack) {
+    const taken = [...waiting].pop() ?? null;  // (a Set keeps the order they came in)
+    if (taken !== null) {
+      waiting.delete(taken);
+      reply({ id: taken, takenBack: true });
+    }
+    return reply({ id: msg.id, taken });
+  }
+  waiting.add(msg.id);
   queue = queue.then(async () => {
+    await nextTurn();  // a takeBack that came meanwhile goes first
+    if (!waiting.delete(msg.id)) return;  // taken back
     try {
       const { bytes, heap } = await parse(msg);
       reply({ id: msg.id, bytes, heap }, [bytes.buffer]);

@@ -75,7 +75,8 @@ export interface Merger {
   /** sizeHint: the inflated size, when data is an iterator (otherwise it is read from data). */
   addSource(name: string, data: FileLike['data'] | Blob | { path: string; size?: number },
     opts?: { signal?: AbortSignal; onBytes?: () => void; sizeHint?: number }): Promise<void>;
-  /** Waits for the sources the helper parses and takes them in; call before merge(). */
+  /** Takes back the sources the helper has not started (parsed here), waits for the one it
+   *  parses, and takes them all in; call before merge(). */
   settle(): Promise<void>;
   /** Sources the helper parsed; the most memory both wasm heaps held at once. */
   readonly helped: number;

@@ -183,8 +183,19 @@ async function startHelper(url = new URL('./tracemerge-helper.mjs', import.meta.
         worker.postMessage({ ...job, id });
       });
     },
+    // Takes back the newest source it has not started (whose parse() then
+    // resolves { takenBack }); resolves that source's id, or null.
+    takeBack() {
+      const id = next++;
+      return new Promise((resolve) => {
+        if (failed) return resolve(null);
+        waiting.set(id, (msg) => resolve(msg.taken ?? null));
+        worker.postMessage({ takeBack: true, id });
+      });
+    },
     stop() {
       worker.terminate();
+      onFail('the helper was stopped');  // (a browser drops its replies still on the way)
     },
   };
 }
@@ -201,15 +212,17 @@ export function joined([head, tail]) {
 // Sources the helper takes: up to this inflated size (its bytes are copied
 // into this heap whole, which must keep room under the memory budget).
 const HELPER_MAX = 64 << 20;
+const HELPER_JOBS = 4;  // sources sent to it at once (it parses one at a time)
 
 // Whether the helper can read the data itself: a file path (Node), a Blob, bytes.
 const helperCanRead = (data) =>
   data instanceof Uint8Array || (isNode && typeof data?.path === 'string') ||
   (typeof Blob !== 'undefined' && data instanceof Blob);
 
-// Lets a finished helper's reply in: a Worker's message waits for the event
-// loop, which reading a file in Node (synchronous) does not reach.
-const nextTurn = () => new Promise((resolve) => {
+// Lets a finished helper's reply in (or, in the helper, a takeBack): a
+// Worker's message waits for the event loop, which reading a file in Node
+// (synchronous) does not reach. (Exported for tracemerge-helper.mjs.)
+export const nextTurn = () => new Promise((resolve) => {
   if (isNode) return setImmediate(resolve);
   const channel = new MessageChannel();  // (setTimeout would wait 4 ms once nested)
   channel.port1.onmessage = () => resolve(channel.port1.close());
@@ -241,31 +254,48 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
   let bytesRead = 0;
   let alive = true;
   const helper = withHelper ? await startHelper(withHelper === true ? undefined : withHelper) : null;
-  let helperJobs = 0;  // sent and not yet taken in: two, so that it never waits for this thread
+  // Sources sent and not yet taken in: up to four, so that the helper never
+  // waits while this thread parses one; once the last source is added, this
+  // thread takes back the ones it has not started (settle()).
+  let helperJobs = 0;
+  let unanswered = 0;  // of those, the ones the helper has not answered
   let helperStopped = false, settling = false;
+  let heapPeak = 0;  // of this heap plus the helper's
+  // Both heaps only grow: while the helper runs, their sum is at most this
+  // one's now plus the helper's last. Once it has answered every source sent
+  // (after settle() took back the ones it had not started), it stops.
+  const notePeak = () => {
+    if (!helperStopped) heapPeak = Math.max(heapPeak, core.HEAP8.length + helper.heap);
+  };
   const stopHelper = () => {
+    if (helper && !helperStopped) notePeak();
     helper?.stop();
     helperStopped = true;
   };
-  let heapPeak = 0;  // of this heap plus the helper's
   let helped = 0;    // sources the helper parsed
   let helperError = null;
   const inflight = new Set();
+  let hereTurn = Promise.resolve();  // sources parsed here in its stead: one at a time
   // The source's bytes from the helper — or, when it failed (or never
-  // started), parsed here the same way: nothing is lost.
+  // started), or gave it back, parsed here the same way: nothing is lost.
   const viaHelper = async (name, data, hint) => {
     const reply = await helper.parse({ args, name, data, sizeHint: hint });
     helper.heap = Math.max(helper.heap, reply.heap ?? 0);
+    if (--unanswered === 0 && settling) stopHelper();
     if (reply.bytes) return { bytes: reply.bytes, byHelper: true };
-    const local = new core.Merger(args, undefined, undefined);
-    try {
-      local.beginSource(name, hint);
-      for await (const chunk of chunksOf(data)) local.appendChunk(chunk);
-      local.endSource();
-      return { bytes: joined(local.exportSource()), byHelper: false };
-    } finally {
-      local.delete();
-    }
+    const turn = hereTurn.then(async () => {
+      const local = new core.Merger(args, undefined, undefined);
+      try {
+        local.beginSource(name, hint);
+        for await (const chunk of chunksOf(data)) local.appendChunk(chunk);
+        local.endSource();
+        return { bytes: joined(local.exportSource()), byHelper: false };
+      } finally {
+        local.delete();
+      }
+    });
+    hereTurn = turn.catch(() => {});
+    return turn;
   };
   const guard = (fn) => {
     if (!alive) throw new TraceMergeError({ code: 'USAGE', message: 'this merger was already used or deleted' });
@@ -284,21 +314,18 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
     async addSource(name, data, { signal, onBytes, sizeHint: hint = sizeHint(core, data) } = {}) {
       if (helper) await nextTurn();
       hint = await hint;
-      if (helper && !helperStopped && helperJobs < 2 && hint <= HELPER_MAX && helperCanRead(data)) {
+      if (helper && !helperStopped && helperJobs < HELPER_JOBS && hint <= HELPER_MAX && helperCanRead(data)) {
         helperJobs++;
+        unanswered++;
         const arrival = guard(() => m.reserveArrival());
         const done = viaHelper(name, data, hint).then(({ bytes, byHelper }) => {
           if (!alive) return;  // deleted (cancelled) meanwhile
-          // Both heaps only grow: while the helper runs, their sum is at most
-          // this one's now plus the helper's last. Its last source comes in
-          // after it stopped.
-          heapPeak = Math.max(heapPeak, core.HEAP8.length + helper.heap);
-          if (settling && helperJobs === 1) stopHelper();
+          notePeak();
           guard(() => {
             if (!m.importSource(bytes, arrival)) throw new Error(`${name}: the helper's bytes were refused`);
           });
           helped += byHelper;
-          if (!helperStopped) heapPeak = Math.max(heapPeak, core.HEAP8.length + helper.heap);
+          notePeak();
           bytesRead += data.size ?? data.byteLength ?? 0;
           onBytes?.();
         }).catch((e) => {
@@ -319,10 +346,14 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
       }
       guard(() => m.endSource());
     },
-    // Waits for the sources the helper is parsing, takes them in, and stops
-    // the helper (its memory goes); later sources are parsed here.
+    // Shares out the sources the helper has not started — it goes on from
+    // the first, this thread takes back the newest, one after the other —,
+    // takes them all in, and stops the helper (its memory goes); later
+    // sources are parsed here.
     async settle() {
       settling = true;
+      if (unanswered === 0) stopHelper();
+      while (!helperStopped && (await helper.takeBack()) !== null) await hereTurn;
       while (inflight.size) await Promise.all([...inflight]);
       stopHelper();
       if (helperError) throw helperError;

@@ -12,9 +12,13 @@ import { CORPUS, WASM, concat, readTree, tmpDir } from './helpers.mjs';
 const { createMerger, TraceMergeError } = await import(path.join(WASM, 'tracemerge.mjs'));
 
 // Merges files ({ name, data }) with the given helper option; { bytes, report, summary, heapPeak }.
-async function merge(files, helper, args = []) {
+// settle() takes back the sources the helper has not started, which on small
+// inputs may be all of them while it starts: with `pause`, the helper gets
+// half a second to take its first sources first.
+async function merge(files, helper, args = [], { pause = false } = {}) {
   const merger = await createMerger(args, { helper });
   for (const f of files) await merger.addSource(f.name, f.data);
+  if (pause) await new Promise((resolve) => setTimeout(resolve, 500));
   await merger.settle();
   const { heapPeak, helped } = merger;
   const { chunks, result } = merger.merge();
@@ -28,7 +32,7 @@ for (const dir of ['real', 'smdebug']) {
     assert.ok(alone.bytes.length > 1000);
     const asBlobs = files.map((f) => ({ name: f.name, data: new Blob([f.data]) }));
     for (const [label, input] of [['bytes', files], ['blobs', asBlobs]]) {
-      const helped = await merge(input, true);
+      const helped = await merge(input, true, [], { pause: true });
       assert.ok(helped.bytes.equals(alone.bytes), `${dir} ${label}: bytes differ`);
       assert.equal(helped.report, alone.report, `${dir} ${label}: report differs`);
       assert.equal(helped.summary, alone.summary);
@@ -43,7 +47,7 @@ test('file paths are read by the helper itself; gzip output too', async () => {
   const files = readTree(dir);
   const onDisk = files.map((f) => ({ name: f.name, data: { path: path.join(path.dirname(dir), f.name), size: f.data.length } }));
   const alone = await merge(files, false, ['--gzip']);
-  const helped = await merge(onDisk, true, ['--gzip']);
+  const helped = await merge(onDisk, true, ['--gzip'], { pause: true });
   assert.ok(helped.bytes.equals(alone.bytes));
   assert.ok(helped.helped > 0);
   assert.equal(helped.report, alone.report);
@@ -64,6 +68,30 @@ parentPort.on('message', (m) => parentPort.postMessage({ id: m.id, error: 'no' }
     assert.equal(helped.helped, 0);
     assert.equal(helped.report, alone.report);
   }
+  fs.rmSync(dir, { recursive: true });
+});
+
+test('settle() takes back the sources the helper has not started and parses them here', async () => {
+  // A helper that starts nothing: it keeps every source until it is taken back.
+  const files = readTree(path.join(CORPUS, 'smdebug'));
+  const alone = await merge(files, false);
+  const dir = tmpDir('helper');
+  const stalling = path.join(dir, 'stalling-helper.mjs');
+  fs.writeFileSync(stalling, `import { parentPort } from 'node:worker_threads';
+const kept = [];
+parentPort.on('message', (m) => {
+  if (!m.takeBack) return kept.push(m.id);
+  const taken = kept.pop() ?? null;
+  if (taken !== null) parentPort.postMessage({ id: taken, takenBack: true });
+  parentPort.postMessage({ id: m.id, taken });
+});\n`);
+  const merger = await createMerger([], { helper: new URL(`file://${stalling}`) });
+  for (const f of files) await merger.addSource(f.name, f.data);
+  await merger.settle();
+  assert.equal(merger.helped, 0);
+  const { chunks, result } = merger.merge();
+  assert.ok(concat(chunks).equals(alone.bytes));
+  assert.equal(JSON.stringify(result.report), alone.report);
   fs.rmSync(dir, { recursive: true });
 });
 
