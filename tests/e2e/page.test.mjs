@@ -56,6 +56,7 @@ test('a chosen folder merges to the CLI bytes: everything, a time window, a step
         '--only', 'other', '--offset', `${PY}=-1500`, '--gzip'],
       name: '1596659864838308_merged_timeline.json.gz' },
   ];
+  const stats = [];  // after each merge
   for (const { ui, flags, name } of cases) {
     if (ui.unit) await page.getByTestId('unit').selectOption(ui.unit);
     if (ui.start !== undefined) await page.getByTestId('start').fill(ui.start);
@@ -69,15 +70,18 @@ test('a chosen folder merges to the CLI bytes: everything, a time window, a step
     const got = await download(page);
     assert.equal(got.name, name);
     assert.ok(got.bytes.equals(cli([COMBINED], flags)), `bytes differ from the CLI with ${flags.join(' ')}`);
+    stats.push(await page.locator('#stats').textContent());
     if (ui.unit === 'step') {
       // The resolved µs window is shown before and after merging.
       assert.match(await page.locator('#window-before').textContent(), /1594662617507447 \.\. 1594662617676640 µs/);
       assert.match(await page.locator('#window-after').textContent(), /1594662617507447 \.\. 1594662617676640 µs.*steps 2 \.\. 4/);
     }
   }
-  // With two cores, a second worker parsed some of the sources (same bytes).
+  // With two cores, a second worker parsed some of the sources (same bytes) —
+  // in one merge at least: on a job this small, the worker may have taken back
+  // every source before the second one started.
   if (await page.evaluate(() => navigator.hardwareConcurrency) > 1)
-    assert.match(await page.locator('#stats').textContent(), /Parsed in parallel\d+ sources by a second worker/);
+    assert.ok(stats.some((text) => /Parsed in parallel\d+ sources by a second worker/.test(text)), stats.join('\n'));
   // An unknown step is refused with the steps that exist.
   await page.getByTestId('unit').selectOption('step');
   await page.getByTestId('start').fill('2');
