@@ -165,6 +165,9 @@ class Merger {
   // buffer then need not grow): ExportSource(&tail) + tail == ExportSource().
   ByteBuffer ExportSource(std::string* tail);
   uint32_t ReserveArrival();
+  // No more sources are read here (imports may still come): frees the input
+  // buffer kept for a next one, so that the imports can use its room.
+  void DoneReading();
   bool ImportSource(std::string_view bytes, uint32_t arrival);
   bool ImportSource(ByteBuffer bytes, uint32_t arrival);  // its templates stay in this buffer
 

@@ -152,6 +152,11 @@ ByteBuffer Merger::ExportSource(std::string* tail) {
 
 uint32_t Merger::ReserveArrival() { return impl_->next_arrival++; }
 
+void Merger::DoneReading() {
+  std::lock_guard<std::mutex> lock(impl_->shared_mu);  // (the worker may still recycle one)
+  impl_->spare_input.Free();
+}
+
 bool Merger::ImportSource(std::string_view bytes, uint32_t arrival) {
   ByteBuffer copy;
   copy.reserve(bytes.size() + kTemplateSlack);

@@ -100,6 +100,7 @@ class JsMerger {
     return parts;
   }
   double reserveArrival() { return merger_->ReserveArrival(); }
+  void doneReading() { merger_->DoneReading(); }
   bool importSource(val bytes, double arrival) {
     const size_t n = bytes["length"].as<size_t>();
     tmg::ByteBuffer b;
@@ -146,6 +147,7 @@ EMSCRIPTEN_BINDINGS(tracemerge) {
       .function("endSource", &JsMerger::endSource)
       .function("exportSource", &JsMerger::exportSource)
       .function("reserveArrival", &JsMerger::reserveArrival)
+      .function("doneReading", &JsMerger::doneReading)
       .function("importSource", &JsMerger::importSource)
       .function("merge", &JsMerger::merge);
   emscripten::function("parseArgs", &ParseArgsJson);

@@ -352,6 +352,7 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
     // sources are parsed here.
     async settle() {
       settling = true;
+      guard(() => m.doneReading());  // the helper's last sources come in where the input buffer was
       if (unanswered === 0) stopHelper();
       while (!helperStopped && (await helper.takeBack()) !== null) await hereTurn;
       while (inflight.size) await Promise.all([...inflight]);
