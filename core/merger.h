@@ -78,6 +78,8 @@ struct Options {
   // Render the output on a second thread too: the time order is cut into
   // slices, rendered alternately by the caller and that thread (the same
   // output). Not with a store. The native CLI sets it with the above.
+  // (Either of the two also lets the stages between the last source and the
+  // output — clocks, tracks and lanes, each source's run — share a second thread.)
   bool write_in_background = false;
   // Parse and resolve the window only: the report describes the job (span,
   // steps, sources, warnings); nothing is written.
