@@ -4,6 +4,8 @@
 # For each size it generates a synthetic profiler-output job (tests/bench/gen_job.py,
 # cached in build/bench/) and measures, on the same files:
 #   ceiling: inflate + simdjson On-Demand scan of every event (native, and wasm in Node)
+#   keep:    the same, but every value validated and a compact copy of every event kept
+#            (ceiling.cc --keep): the least a merge does before it sorts and writes
 #   merge:   the native CLI and the wasm CLI in Node (wall time, MB/s of uncompressed input)
 #   memory:  native peak RSS (/usr/bin/time -v), wasm heaps' high-water mark (with the
 #            helper instance's, while it runs), and the
@@ -23,8 +25,8 @@ calc() { awk "BEGIN { print $* }"; }
 secs() { local t0 t1; rm -f build/bench/out.json; sync; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); calc "$t1 - $t0"; }
 peak_kb() { /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F': ' '/Maximum resident/ {print $2}'; }
 
-printf '| input MB | ceiling native s | merge native s (MB/s, × ceiling) | native peak RSS × input | ceiling wasm s | merge wasm s (MB/s, × ceiling) | wasm heap × input | Node RSS × input |\n'
-printf '|---|---|---|---|---|---|---|---|\n'
+printf '| input MB | ceiling native s | keep native s | merge native s (MB/s, × ceiling, × keep) | native peak RSS × input | ceiling wasm s | keep wasm s | merge wasm s (MB/s, × ceiling, × keep) | wasm heap × input | Node RSS × input |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|\n'
 for size in "${sizes[@]}"; do
   job=build/bench/job$size
   [ -d "$job" ] || python3 tests/bench/gen_job.py "$job" "$size" >/dev/null
@@ -33,16 +35,19 @@ for size in "${sizes[@]}"; do
   mb=$(calc "$bytes / 1000000")
   out=build/bench/out.json
 
-  # The four timings take turns, run after run: this VM's speed drifts over
+  # The six timings take turns, run after run: this VM's speed drifts over
   # minutes, and a ratio should compare runs made under the same conditions.
   times=$(for _ in $(seq "$RUNS"); do
     echo "$(build/native/tracemerge_ceiling "${files[@]}" | cut -d' ' -f3) \
+$(build/native/tracemerge_ceiling --keep "${files[@]}" | cut -d' ' -f3) \
 $(secs build/native/tracemerge "$job" -o "$out" --quiet) \
 $(node build/wasm/tracemerge-ceiling.cjs "${files[@]}" | cut -d' ' -f3) \
+$(node build/wasm/tracemerge-ceiling.cjs --keep "${files[@]}" | cut -d' ' -f3) \
 $(secs node build/wasm/tracemerge-cli.mjs "$job" -o "$out" --quiet)"
   done)
   column() { awk -v c="$1" '{print $c}' <<<"$times" | median; }
-  c_nat=$(column 1); m_nat=$(column 2); c_wasm=$(column 3); m_wasm=$(column 4)
+  c_nat=$(column 1); k_nat=$(column 2); m_nat=$(column 3)
+  c_wasm=$(column 4); k_wasm=$(column 5); m_wasm=$(column 6)
   rss=$(peak_kb build/native/tracemerge "$job" -o "$out" --quiet)
   stats=$(TRACEMERGE_STATS=1 /usr/bin/time -v node build/wasm/tracemerge-cli.mjs "$job" -o "$out" --quiet 2>&1)
   heap=$(awk '/wasm-heap-bytes/ {print $2}' <<<"$stats")
@@ -50,10 +55,10 @@ $(secs node build/wasm/tracemerge-cli.mjs "$job" -o "$out" --quiet)"
   cmp -s <(build/native/tracemerge "$job" -o - --quiet) <(node build/wasm/tracemerge-cli.mjs "$job" -o - --quiet) \
     || echo "warning: native and wasm outputs differ for $job" >&2
 
-  printf '| %.0f | %.3f | %.3f (%.0f, %.1f×) | %.2f× | %.3f | %.3f (%.0f, %.1f×) | %.2f× | %.2f× |\n' \
-    "$mb" "$c_nat" "$m_nat" "$(calc "$mb / $m_nat")" "$(calc "$m_nat / $c_nat")" \
+  printf '| %.0f | %.3f | %.3f | %.3f (%.0f, %.1f×, %.1f×) | %.2f× | %.3f | %.3f | %.3f (%.0f, %.1f×, %.1f×) | %.2f× | %.2f× |\n' \
+    "$mb" "$c_nat" "$k_nat" "$m_nat" "$(calc "$mb / $m_nat")" "$(calc "$m_nat / $c_nat")" "$(calc "$m_nat / $k_nat")" \
     "$(calc "$rss * 1024 / $bytes")" \
-    "$c_wasm" "$m_wasm" "$(calc "$mb / $m_wasm")" "$(calc "$m_wasm / $c_wasm")" \
+    "$c_wasm" "$k_wasm" "$m_wasm" "$(calc "$mb / $m_wasm")" "$(calc "$m_wasm / $c_wasm")" "$(calc "$m_wasm / $k_wasm")" \
     "$(calc "$heap / $bytes")" "$(calc "$node_rss * 1024 / $bytes")"
 done
 echo

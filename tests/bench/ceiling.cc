@@ -2,6 +2,11 @@
 // every event with simdjson On-Demand — the same sources and flags as the merge,
 // and nothing else. Prints "bytes events seconds".
 //   ceiling FILE...
+// With --keep, a second reference: the least a merge does before it can sort
+// and write — every value visited and validated (strings unescaped, numbers
+// parsed, objects and arrays entered) and a compact copy of every event kept
+// in memory (the output wants them in another order).
+//   ceiling --keep FILE...
 #include <zlib.h>
 
 #include <chrono>
@@ -44,8 +49,87 @@ static std::string Inflate(const std::string& gz) {
   return out;
 }
 
+static bool keep = false;  // --keep
+static std::string kept;   // --keep: the events' compact copies (cleared per file)
+
+static bool KeepValue(od::value v);
+
+// --keep: an object's fields, each value validated, copied compactly to `kept`.
+static bool KeepObject(od::object obj) {
+  kept.push_back('{');
+  bool first = true;
+  for (auto fr : obj) {
+    od::field field;
+    if (std::move(fr).get(field)) return false;
+    if (!first) kept.push_back(',');
+    first = false;
+    kept.push_back('"');
+    kept.append(field.escaped_key());
+    kept.append("\":");
+    if (!KeepValue(field.value())) return false;
+  }
+  kept.push_back('}');
+  return true;
+}
+
+static bool KeepValue(od::value v) {
+  od::json_type type;
+  if (v.type().get(type)) return false;
+  switch (type) {
+    case od::json_type::object: {
+      od::object o;
+      return !v.get_object().get(o) && KeepObject(o);
+    }
+    case od::json_type::array: {
+      od::array a;
+      if (v.get_array().get(a)) return false;
+      kept.push_back('[');
+      bool first = true;
+      for (auto element : a) {
+        od::value e;
+        if (element.get(e)) return false;
+        if (!first) kept.push_back(',');
+        first = false;
+        if (!KeepValue(e)) return false;
+      }
+      kept.push_back(']');
+      return true;
+    }
+    case od::json_type::string: {
+      std::string_view raw = v.raw_json_token(), text;
+      if (v.get_string().get(text)) return false;  // escapes checked
+      while (!raw.empty() && raw.back() != '"') raw.remove_suffix(1);
+      kept.append(raw);
+      return true;
+    }
+    case od::json_type::number: {
+      std::string_view raw = v.raw_json_token();
+      double d;
+      if (v.get_double().get(d)) return false;
+      sink += d > 0;
+      while (!raw.empty() && static_cast<unsigned char>(raw.back()) <= ' ') raw.remove_suffix(1);
+      kept.append(raw);
+      return true;
+    }
+    case od::json_type::boolean: {
+      bool b;
+      if (v.get_bool().get(b)) return false;
+      kept.append(b ? "true" : "false");
+      return true;
+    }
+    default:
+      bool null = false;
+      if (v.is_null().get(null) || !null) return false;
+      kept.append("null");
+      return true;
+  }
+}
+
 // Visits every field of an event (keys and raw values), as a merge must.
-static void ScanFields(od::object obj) {
+// With --keep, false when the event is not valid: it is not counted, and the
+// scan of its file stops there.
+static bool ScanFields(od::object obj) {
+  if (keep) return KeepObject(obj);
   for (auto fr : obj) {
     od::field field;
     if (std::move(fr).get(field)) break;
@@ -53,6 +137,7 @@ static void ScanFields(od::object obj) {
     std::string_view raw;
     if (!field.value().raw_json().get(raw)) sink += key.size() + raw.size();
   }
+  return true;
 }
 
 static uint64_t ScanEvents(od::array events) {
@@ -60,7 +145,7 @@ static uint64_t ScanEvents(od::array events) {
   for (auto ev : events) {
     od::object obj;
     if (ev.get_object().get(obj)) continue;
-    ScanFields(obj);
+    if (!ScanFields(obj)) break;  // (On-Demand cannot go on after an error)
     n++;
   }
   return n;
@@ -70,33 +155,38 @@ int main(int argc, char** argv) {
   uint64_t bytes = 0, events = 0;
   double seconds = 0;
   od::parser parser;
-  for (int i = 1; i < argc; i++) {
+  int first = 1;
+  if (argc > 1 && std::string(argv[1]) == "--keep") keep = true, first = 2;
+  for (int i = first; i < argc; i++) {
     std::string raw = ReadAll(argv[i]);  // file reading is not timed
+    std::string().swap(kept);
     auto t0 = std::chrono::steady_clock::now();
     std::string text = raw.size() > 1 && static_cast<unsigned char>(raw[0]) == 0x1f ? Inflate(raw) : raw;
     simdjson::padded_string padded(text);
+    if (keep) kept.reserve(text.size());
     bytes += text.size();
+    // An array of events, an object with "traceEvents", or else JSON lines
+    // (system metrics: the first line is an object too, without the key).
     od::document doc;
-    if (!parser.iterate(padded).get(doc)) {
-      od::array arr;
-      od::object top;
-      if (!doc.get_array().get(arr)) {
-        events += ScanEvents(arr);
-      } else if (!parser.iterate(padded).get(doc) && !doc.get_object().get(top)) {
-        od::array ev;
-        if (!top["traceEvents"].get_array().get(ev)) events += ScanEvents(ev);
-      } else {  // JSON lines (system metrics)
-        od::document_stream lines;
-        if (!parser.iterate_many(padded).get(lines))
-          for (auto line : lines) {  // each line's fields too, as for trace events
-            od::object o;
-            if (line.get_object().get(o)) continue;
-            ScanFields(o);
-            events++;
-          }
-      }
+    od::array arr;
+    od::object top;
+    if (!parser.iterate(padded).get(doc) && !doc.get_array().get(arr)) {
+      events += ScanEvents(arr);
+    } else if (!parser.iterate(padded).get(doc) && !doc.get_object().get(top) &&
+               !top["traceEvents"].get_array().get(arr)) {
+      events += ScanEvents(arr);
+    } else {
+      od::document_stream lines;
+      if (!parser.iterate_many(padded).get(lines))
+        for (auto line : lines) {  // each line's fields too, as for trace events
+          od::object o;
+          if (line.get_object().get(o)) continue;
+          if (!ScanFields(o)) break;
+          events++;
+        }
     }
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    sink += kept.size();
   }
   std::printf("%llu %llu %.4f\n", static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(events), seconds);
   return 0;
