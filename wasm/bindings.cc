@@ -87,6 +87,16 @@ class JsMerger {
     val(emscripten::typed_memory_view(n, buf_.data())).call<void>("set", bytes);
     merger_->AppendChunk(std::string_view(buf_.data(), n));
   }
+  // A view of this heap for the next chunk of the source (Node reads files
+  // straight into it: no copy in JS), valid until the next call into the
+  // module; then appendRoom(n) with the number of bytes put there.
+  val chunkRoom(double n) {
+    buf_.resize(static_cast<size_t>(n));
+    return val(emscripten::typed_memory_view(buf_.size(), reinterpret_cast<uint8_t*>(buf_.data())));
+  }
+  void appendRoom(double n) {
+    merger_->AppendChunk(std::string_view(buf_.data(), std::min(static_cast<size_t>(n), buf_.size())));
+  }
   void endSource() { merger_->EndSource(); }
 
   // Sources parsed in a second instance (tracemerge-helper.mjs): there, the
@@ -144,6 +154,8 @@ EMSCRIPTEN_BINDINGS(tracemerge) {
       .function("error", &JsMerger::error)
       .function("beginSource", &JsMerger::beginSource)
       .function("appendChunk", &JsMerger::appendChunk)
+      .function("chunkRoom", &JsMerger::chunkRoom)
+      .function("appendRoom", &JsMerger::appendRoom)
       .function("endSource", &JsMerger::endSource)
       .function("exportSource", &JsMerger::exportSource)
       .function("reserveArrival", &JsMerger::reserveArrival)

@@ -8,7 +8,7 @@
 //              caller to parse, then this with { id, taken: its id or null }.
 // Message out: { id, bytes, heap } — the parsed source (Merger.exportSource,
 //              for importSource) and this heap's size — or { id, error }.
-import { chunksOf, joined, loadCore, nextTurn } from './tracemerge.mjs';
+import { feed, joined, loadCore, nextTurn } from './tracemerge.mjs';
 
 const isNode = typeof process === 'object' && !!process.versions?.node;
 
@@ -17,7 +17,7 @@ async function parse({ args, name, data, sizeHint }) {
   const m = new core.Merger(args, undefined, undefined);
   try {
     m.beginSource(name, sizeHint);
-    for await (const chunk of chunksOf(data)) m.appendChunk(chunk);
+    await feed(m, data);
     m.endSource();
     return { bytes: joined(m.exportSource()), heap: core.HEAP8.length };
   } finally {

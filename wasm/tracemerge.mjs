@@ -83,19 +83,10 @@ async function sizeHint(core, data) {
   return 0;  // an iterator: unknown
 }
 
-// Yields Uint8Array chunks of a File/Blob, Uint8Array, ArrayBuffer or { path } (Node).
-// (Exported for tracemerge-helper.mjs.)
-export async function* chunksOf(data) {
-  if (isNode && typeof data?.path === 'string') {
-    const fs = await import('node:fs');
-    const fd = fs.openSync(data.path, 'r');
-    try {
-      const buf = new Uint8Array(CHUNK);
-      for (let n; (n = fs.readSync(fd, buf, 0, CHUNK, null)) > 0;) yield buf.subarray(0, n);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } else if (data instanceof Uint8Array) {
+// Yields Uint8Array chunks of a File/Blob, Uint8Array or ArrayBuffer, or
+// those of an iterator (feed() reads a Node { path } itself).
+async function* chunksOf(data) {
+  if (data instanceof Uint8Array) {
     for (let i = 0; i < data.length; i += CHUNK) yield data.subarray(i, i + CHUNK);
   } else if (data instanceof ArrayBuffer) {
     yield* chunksOf(new Uint8Array(data));
@@ -200,6 +191,30 @@ async function startHelper(url = new URL('./tracemerge-helper.mjs', import.meta.
   };
 }
 
+// Streams a source's bytes into a core Merger `m` (or an object with its
+// appendChunk, chunkRoom and appendRoom); each(n) after every chunk. Node
+// reads files straight into the module's heap. (Exported for tracemerge-helper.mjs.)
+export async function feed(m, data, each) {
+  if (isNode && typeof data?.path === 'string') {
+    const fs = await import('node:fs');
+    const fd = fs.openSync(data.path, 'r');
+    try {
+      // (no JS runs between chunkRoom() and the read: the view stays valid)
+      for (let n; (n = fs.readSync(fd, m.chunkRoom(CHUNK), 0, CHUNK, null)) > 0;) {
+        m.appendRoom(n);
+        each?.(n);
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+    return;
+  }
+  for await (const chunk of chunksOf(data)) {
+    m.appendChunk(chunk);
+    each?.(chunk.length);
+  }
+}
+
 // Merger.exportSource()'s two views into the heap, copied into one array.
 // (Exported for tracemerge-helper.mjs.)
 export function joined([head, tail]) {
@@ -287,7 +302,7 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
       const local = new core.Merger(args, undefined, undefined);
       try {
         local.beginSource(name, hint);
-        for await (const chunk of chunksOf(data)) local.appendChunk(chunk);
+        await feed(local, data);
         local.endSource();
         return { bytes: joined(local.exportSource()), byHelper: false };
       } finally {
@@ -338,12 +353,17 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
         return;
       }
       guard(() => m.beginSource(name, hint));
-      for await (const chunk of chunksOf(data)) {
-        if (signal?.aborted) throw cancelled(bytesRead);
-        guard(() => m.appendChunk(chunk));
-        bytesRead += chunk.length;
+      if (signal?.aborted) throw cancelled(bytesRead);
+      const into = {  // the merger, each call guarded
+        appendChunk: (chunk) => guard(() => m.appendChunk(chunk)),
+        chunkRoom: (n) => guard(() => m.chunkRoom(n)),
+        appendRoom: (n) => guard(() => m.appendRoom(n)),
+      };
+      await feed(into, data, (n) => {
+        bytesRead += n;
         onBytes?.();
-      }
+        if (signal?.aborted) throw cancelled(bytesRead);
+      });
       guard(() => m.endSource());
     },
     // Shares out the sources the helper has not started — it goes on from
