@@ -1,5 +1,6 @@
 #include "test_util.h"
 
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -12,6 +13,24 @@
 namespace fs = std::filesystem;
 
 namespace tracemerge::test {
+
+void ScratchDirTest::SetUp() {
+  dir_ = std::filesystem::temp_directory_path() /
+         ("tracemerge_" + std::to_string(::getpid()) + "_" +
+          ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name() + "_" +
+          ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  std::filesystem::remove_all(dir_);
+  std::filesystem::create_directories(dir_);
+}
+
+void ScratchDirTest::TearDown() { std::filesystem::remove_all(dir_); }
+
+std::string ScratchDirTest::Write(const std::string& rel, const std::string& text) {
+  const std::filesystem::path path = dir_ / rel;
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+  return path.string();
+}
 
 std::string Corpus(const std::string& rel) { return std::string(TRACEMERGE_CORPUS) + "/" + rel; }
 

@@ -1,6 +1,7 @@
 // Helpers shared by the tests: read files, run a merge in memory, parse output.
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -28,6 +29,16 @@ struct MergeResult {
   Report report;
 };
 MergeResult MergeInputs(const std::vector<Input>& inputs, const Options& options, size_t chunk = 0);
+
+// A fixture with a fresh folder of its own per test, removed after it.
+class ScratchDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+  // Writes text to dir_/rel (folders made as needed); returns the path.
+  std::string Write(const std::string& rel, const std::string& text);
+  std::filesystem::path dir_;
+};
 
 // Equal strings, or a failure that shows the first difference (not 200 KB of text).
 ::testing::AssertionResult SameText(const std::string& actual, const std::string& expected);

@@ -19,16 +19,8 @@ struct CliRun {
   std::string out, err;
 };
 
-class Cli : public ::testing::Test {
+class Cli : public ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tracemerge_cli_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   CliRun Exec(const std::string& args) {
     std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
     int status = std::system((std::string(TRACEMERGE_CLI) + " " + args + " >" + out + " 2>" + err).c_str());
@@ -38,11 +30,6 @@ class Cli : public ::testing::Test {
     r.err = ReadFile(err);
     return r;
   }
-  void Write(const std::string& rel, const std::string& text) {
-    fs::create_directories((dir_ / rel).parent_path());
-    std::ofstream(dir_ / rel, std::ios::binary) << text;
-  }
-  fs::path dir_;
 };
 
 bool ValidJson(const std::string& s) {
