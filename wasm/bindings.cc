@@ -81,15 +81,9 @@ class JsMerger {
   static double gzipSizeHint(val head, val tail4, double file_size) {
     return static_cast<double>(tmg::GzipSizeHint(Bytes(head), Bytes(tail4), static_cast<uint64_t>(file_size)));
   }
-  void appendChunk(val bytes) {
-    const size_t n = bytes["length"].as<size_t>();
-    buf_.resize(n);
-    val(emscripten::typed_memory_view(n, buf_.data())).call<void>("set", bytes);
-    merger_->AppendChunk(std::string_view(buf_.data(), n));
-  }
-  // A view of this heap for the next chunk of the source (Node reads files
-  // straight into it: no copy in JS), valid until the next call into the
-  // module; then appendRoom(n) with the number of bytes put there.
+  // A view of this heap for the next chunk of the source (JS copies a chunk
+  // into it; Node reads files straight into it), valid until the next call
+  // into the module; then appendRoom(n) with the number of bytes put there.
   val chunkRoom(double n) {
     buf_.resize(static_cast<size_t>(n));
     return val(emscripten::typed_memory_view(buf_.size(), reinterpret_cast<uint8_t*>(buf_.data())));
@@ -153,7 +147,6 @@ EMSCRIPTEN_BINDINGS(tracemerge) {
       .constructor<val, val, val>()
       .function("error", &JsMerger::error)
       .function("beginSource", &JsMerger::beginSource)
-      .function("appendChunk", &JsMerger::appendChunk)
       .function("chunkRoom", &JsMerger::chunkRoom)
       .function("appendRoom", &JsMerger::appendRoom)
       .function("endSource", &JsMerger::endSource)

@@ -192,8 +192,9 @@ async function startHelper(url = new URL('./tracemerge-helper.mjs', import.meta.
 }
 
 // Streams a source's bytes into a core Merger `m` (or an object with its
-// appendChunk, chunkRoom and appendRoom); each(n) after every chunk. Node
-// reads files straight into the module's heap. (Exported for tracemerge-helper.mjs.)
+// chunkRoom and appendRoom): each chunk into the room the heap has for it —
+// Node reads files straight there; each(n) after every chunk. (Exported for
+// tracemerge-helper.mjs.)
 export async function feed(m, data, each) {
   if (isNode && typeof data?.path === 'string') {
     const fs = await import('node:fs');
@@ -210,7 +211,8 @@ export async function feed(m, data, each) {
     return;
   }
   for await (const chunk of chunksOf(data)) {
-    m.appendChunk(chunk);
+    m.chunkRoom(chunk.length).set(chunk);
+    m.appendRoom(chunk.length);
     each?.(chunk.length);
   }
 }
@@ -355,7 +357,6 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
       guard(() => m.beginSource(name, hint));
       if (signal?.aborted) throw cancelled(bytesRead);
       const into = {  // the merger, each call guarded
-        appendChunk: (chunk) => guard(() => m.appendChunk(chunk)),
         chunkRoom: (n) => guard(() => m.chunkRoom(n)),
         appendRoom: (n) => guard(() => m.appendRoom(n)),
       };
