@@ -33,8 +33,11 @@ void Inflater::Feed(std::string_view in, ByteBuffer& out) {
   if (s.failed) return;
   s.z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
   s.z.avail_in = static_cast<uInt>(in.size());
-  while (s.z.avail_in > 0) {
-    s.in_member = true;
+  // On while input is left — or while a call filled its whole room: zlib may
+  // then still hold decoded bytes back (the rest of a match), and they must
+  // come out now, not with the next chunk (which a cut file never sends).
+  for (bool more = s.z.avail_in > 0; more;) {
+    if (s.z.avail_in > 0) s.in_member = true;
     // Straight into out: into the room it has (sized by a good hint, it never
     // grows), else 64 KB more.
     const size_t at = out.size();
@@ -59,6 +62,7 @@ void Inflater::Feed(std::string_view in, ByteBuffer& out) {
     }
     out.truncate(at + got);
     s.produced += got;
+    more = s.z.avail_in > 0 || (got == room && rc != Z_STREAM_END);
     if (rc == Z_STREAM_END) {
       // Concatenated members are legal gzip; anything else after the end is
       // garbage, which the next inflate() call reports as a bad header.

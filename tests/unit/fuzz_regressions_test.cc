@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gzip.h"
 #include "numbers.h"
 #include "test_util.h"
 #include "tokenizer.h"
@@ -148,6 +149,34 @@ TEST(FuzzRegression, DeeplyNestedMetricsLineIsDroppedNotACrash) {
   EXPECT_EQ(r.report.sources[0].events_kept, 2u);
   EXPECT_EQ(r.report.sources[0].events_dropped, 1u);
   EXPECT_TRUE(HasWarning(r.report, Code::kBadJson));
+}
+
+// fuzz_gzip: when an inflate() call filled the output room exactly and the
+// input was used up, the bytes zlib still held back (the rest of a match) came
+// out only with the next chunk — a truncated file fed whole lost them, fed in
+// pieces kept them. Every cut of a stream of long matches, into rooms of every
+// size around a match: fed whole, the same bytes as fed a byte at a time.
+TEST(FuzzRegression, InflatedBytesDoNotDependOnChunksOrOutputRoom) {
+  std::string text;
+  for (int i = 0; i < 400; i++) text += "{\"name\":\"step\",\"ph\":\"X\",\"ts\":" + std::to_string(i % 7) + "},";
+  const std::string gz = Gzip(text);
+  for (size_t cut = 20; cut < gz.size(); cut += 7) {
+    const std::string_view stream = std::string_view(gz).substr(0, cut);
+    auto inflate = [&](size_t chunk, size_t capacity) {
+      Inflater inf(uint64_t{1} << 24);
+      ByteBuffer out;
+      out.reserve(capacity);
+      for (size_t i = 0; i < stream.size(); i += chunk) inf.Feed(stream.substr(i, chunk), out);
+      Diagnostic problem;
+      EXPECT_FALSE(inf.Finish(&problem));  // (cut short)
+      EXPECT_EQ(problem.code, Code::kTruncated);
+      return std::string(out.view());
+    };
+    const std::string bytewise = inflate(1, 0);
+    EXPECT_EQ(text.compare(0, bytewise.size(), bytewise), 0) << "cut " << cut;
+    for (size_t capacity = 1; capacity < 600; capacity += 13)
+      ASSERT_EQ(inflate(stream.size(), capacity), bytewise) << "cut " << cut << ", room " << capacity;
+  }
 }
 
 }  // namespace tracemerge::test
