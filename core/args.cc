@@ -1,6 +1,6 @@
 #include "args.h"
 
-#include "merger_internal.h"
+#include "stages.h"
 #include "numbers.h"
 
 namespace tracemerge {

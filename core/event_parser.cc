@@ -57,6 +57,7 @@ struct Reader {
   int max_depth;  // levels allowed; a container read by Value(depth) is level depth + 1
   std::string error;
   size_t error_at = 0;
+  bool too_long = false;
 
   bool Fail(const char* what) {
     error = what;
@@ -126,7 +127,8 @@ struct Reader {
     const size_t len = static_cast<size_t>(q - p - 1);
     if (len > max_string) {
       Fail("");
-      error = std::string(kStringTooLong) + " (" + std::to_string(max_string) + " bytes)";
+      error = "string longer than the limit (" + std::to_string(max_string) + " bytes)";
+      too_long = true;
       return {};
     }
     if (high && !simdjson::validate_utf8(p + 1, len)) return Fail("string is not valid UTF-8"), std::string_view();
@@ -402,6 +404,7 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
   if (!ok) {
     *error = std::move(r.error);
     error_offset_ = r.error_at;
+    error_kind_ = r.too_long ? ParseError::kStringTooLong : ParseError::kInvalid;
     return false;
   }
   // Every output event has a pid and a tid, before its closing brace.
@@ -438,6 +441,7 @@ bool EventParser::ParseMetric(const char* data, size_t len, MetricFields* m, std
   if (!ok) {
     *error = std::move(r.error);
     error_offset_ = r.error_at;
+    error_kind_ = r.too_long ? ParseError::kStringTooLong : ParseError::kInvalid;
   }
   return ok;
 }

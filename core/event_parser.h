@@ -48,7 +48,12 @@ constexpr char kTsMark = '\x03';
 constexpr char kIdMark = '\x04';  // followed by the local id in decimal and kIdEnd
 constexpr char kIdEnd = '\x05';
 
-constexpr char kStringTooLong[] = "string longer than the limit";
+// Why an event failed to parse (the message says it in words).
+enum class ParseError {
+  kNone,
+  kInvalid,        // not valid JSON, or not an object
+  kStringTooLong,  // a string longer than set_max_string()
+};
 
 // Flow/async ids of one source → local numbers 1, 2, … (made global later).
 using IdTable = std::unordered_map<std::string, uint32_t>;
@@ -72,13 +77,14 @@ class EventParser {
   bool Parse(const char* data, size_t len, EventFields* out, std::string* error,
              ByteBuffer* tpl = nullptr, IdTable* ids = nullptr, size_t* consumed = nullptr);
   bool ParseMetric(const char* data, size_t len, MetricFields* out, std::string* error);
-  // Strings longer than this make the event invalid; the error starts with kStringTooLong.
+  // Strings longer than this make the event invalid (ParseError::kStringTooLong).
   void set_max_string(size_t bytes) { max_string_ = bytes; }
   // Objects and arrays nested deeper than this (the event itself is level 1)
   // make the event invalid, as the tokenizer's ScanLimits.max_depth does.
   void set_max_depth(int levels) { max_depth_ = levels; }
-  // Where the last failed parse stopped, from the start of its text.
+  // Where the last failed parse stopped, from the start of its text, and why.
   size_t error_offset() const { return error_offset_; }
+  ParseError error_kind() const { return error_kind_; }
 
  private:
   ByteBuffer scratch_;  // the output when the caller wants none
@@ -86,6 +92,7 @@ class EventParser {
   size_t max_string_ = SIZE_MAX;
   int max_depth_ = 1024;
   size_t error_offset_ = 0;
+  ParseError error_kind_ = ParseError::kNone;
 };
 
 }  // namespace tracemerge

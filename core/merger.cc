@@ -1,14 +1,18 @@
-// The merge pipeline: ingest (ingest.cc: inflate, classify, parse) → join and
-// clock → window (timeline.cc) → tracks and lanes (tracks.cc) → sort → write
-// (output.cc). Merge() runs the stages after the last source.
-#include <algorithm>
-#include <map>
-#include <set>
-#include <tuple>
+// The merge, stage by stage: sources stream in (stream.h), are parsed as each
+// one ends (parse.h) and laid out (layout.h) — on the caller's thread or a
+// worker's —, and Merge() runs the stages after the last one (stages.h).
+#include "merger.h"
 
-#include "merger_internal.h"
-#include "numbers.h"
-#include "radix_sort.h"
+#include <algorithm>
+#include <deque>
+#include <optional>
+
+#include "layout.h"
+#include "parse.h"
+#include "serial_worker.h"
+#include "stages.h"
+#include "stream.h"
+#include "transfer.h"
 
 namespace tracemerge {
 
@@ -26,182 +30,209 @@ Status ParseGroup(std::string_view s, Group* out) {
   return {};
 }
 
-// ---- order -----------------------------------------------------------------
-
-void TimeOrder::SortRun(std::vector<uint32_t>& run) const {
-  // By time, then file order; traces are often nearly sorted already.
-  auto before = [&](uint32_t a, uint32_t b) { return events_[a].ts != events_[b].ts ? events_[a].ts < events_[b].ts : a < b; };
-  if (std::is_sorted(run.begin(), run.end(), before)) return;
-  std::vector<std::pair<int64_t, uint32_t>> keyed(run.size());
-  for (size_t k = 0; k < run.size(); k++) keyed[k] = {events_[run[k]].ts, run[k]};
-  RadixSortByKey(keyed);  // stable: ties stay in file order
-  for (size_t k = 0; k < run.size(); k++) run[k] = keyed[k].second;
+uint64_t GzipSizeHint(std::string_view head, std::string_view tail4, uint64_t file_size) {
+  if (!LooksGzipped(head) || tail4.size() != 4) return file_size;
+  uint64_t isize = 0;
+  for (int i = 3; i >= 0; i--) isize = isize << 8 | static_cast<unsigned char>(tail4[i]);
+  return isize >= file_size ? isize : file_size;
 }
 
-void TimeOrder::AddRun(std::vector<uint32_t> run) {
-  size_ += run.size();
-  runs_.push_back(std::move(run));
+Job JoinSources(std::deque<ParsedSource> parsed, int threads) {
+  std::vector<uint32_t> by_path(parsed.size());
+  for (uint32_t i = 0; i < by_path.size(); i++) by_path[i] = i;
+  std::stable_sort(by_path.begin(), by_path.end(), [&](uint32_t a, uint32_t b) {
+    return parsed[a].path != parsed[b].path ? parsed[a].path < parsed[b].path : parsed[a].arrival < parsed[b].arrival;
+  });
+  Job job;
+  job.threads = threads;
+  job.sources.reserve(parsed.size());
+  for (uint32_t i : by_path) job.sources.push_back(std::move(parsed[i]));
+  return job;
 }
 
-TimeOrder::Cursor::Cursor(const TimeOrder& order, const std::vector<uint32_t>& from, std::vector<uint32_t> to)
-    : order_(&order), end_(std::move(to)) {
-  for (uint32_t r = 0; r < end_.size(); r++) {
-    if (from[r] == end_[r]) continue;
-    heap_.push_back({order.events_[order.runs_[r][from[r]]].ts, r, from[r]});
-    size_ += end_[r] - from[r];
+std::vector<Diagnostic> TakeWarnings(Job& job) {
+  std::vector<Diagnostic> all;
+  for (ParsedSource& s : job.sources) {
+    for (Diagnostic& d : s.warnings) all.push_back(std::move(d));
+    s.warnings.clear();
   }
-  std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
+  return all;
 }
 
-std::vector<TimeOrder::Cursor> TimeOrder::Slices(size_t pieces) const {
-  // Cut times: quantiles of a sample of every run's times. A slice holds the
-  // events from one cut (inclusive) to the next, so equal times stay together.
-  std::vector<int64_t> sample, cuts;
-  const uint64_t step = std::max<uint64_t>(1, size_ / (std::max<size_t>(pieces, 1) * 16));
-  if (pieces > 1)
-    for (const auto& run : runs_)
-      for (size_t k = 0; k < run.size(); k += step) sample.push_back(events_[run[k]].ts);
-  std::sort(sample.begin(), sample.end());
-  for (size_t k = 1; k < pieces && !sample.empty(); k++) {
-    const int64_t t = sample[k * sample.size() / pieces];
-    if (t > sample.front() && (cuts.empty() || t > cuts.back())) cuts.push_back(t);
-  }
-  std::vector<Cursor> slices;
-  std::vector<uint32_t> from(runs_.size(), 0);
-  for (size_t k = 0; k <= cuts.size(); k++) {
-    std::vector<uint32_t> to(runs_.size());
-    for (uint32_t r = 0; r < runs_.size(); r++) {
-      const auto& run = runs_[r];
-      to[r] = k == cuts.size() ? static_cast<uint32_t>(run.size())
-                               : static_cast<uint32_t>(std::lower_bound(run.begin() + from[r], run.end(), cuts[k],
-                                                                        [&](uint32_t i, int64_t t) { return events_[i].ts < t; }) -
-                                                       run.begin());
+// A source that ended, waiting for the worker: its bytes and where it goes.
+struct ParseJob {
+  SourceBytes in;
+  ParsedSource* out = nullptr;
+};
+
+struct Merger::Impl {
+  explicit Impl(Options o)
+      : opt(std::move(o)), budget(opt.memory_budget, opt.store.get()), ticker(&opt.progress) {
+    limits.kinds = opt.kinds;
+    limits.max_depth = opt.max_depth;
+    for (EventParser* p : {&parser, &worker_parser}) {
+      p->set_max_string(opt.max_string_bytes);
+      p->set_max_depth(opt.max_depth);  // as the tokenizer's
     }
-    slices.push_back(Cursor(*this, from, to));
-    from = std::move(to);
   }
-  return slices;
+  // The stages after the last source may share their loops with a second thread.
+  int Threads() const { return opt.parse_in_background || opt.write_in_background ? 2 : 1; }
+  // Inflate, parse and lay out one source into *out (its place among the sources).
+  void Ingest(SourceBytes in, ParsedSource* out, EventParser& p, Ticker* t) {
+    in.Inflate();
+    *out = ParseSource(in, limits, p, t);
+    LayOut(*out, in.data, budget);
+  }
+
+  Options opt;
+  ParseLimits limits;
+  Budget budget;
+  Ticker ticker;  // progress and cancel, from the caller's thread only
+  EventParser parser, worker_parser;
+  std::optional<SourceStream> open;  // the source between BeginSource and EndSource
+  // Parsed sources, in arrival order (a deque: a new one does not move the
+  // others, which the worker may be parsing into).
+  std::deque<ParsedSource> sources;
+  ParsedSource* exportable = nullptr;  // the last source, parsed here and not yet exported
+  uint32_t next_arrival = 0;
+  // Options.parse_in_background: a source that ends while the worker has none
+  // waiting goes to it. Last: destroyed (its thread joined) before the rest.
+  std::unique_ptr<SerialWorker<ParseJob>> worker;
+};
+
+Merger::Merger(Options options) : impl_(new Impl(std::move(options))) {
+  if (impl_->opt.parse_in_background)
+    impl_->worker = std::make_unique<SerialWorker<ParseJob>>(1, [m = impl_.get()](ParseJob& job) {
+      m->Ingest(std::move(job.in), job.out, m->worker_parser, nullptr);
+    });
+}
+Merger::~Merger() = default;
+
+void Merger::BeginSource(std::string path, uint64_t size_hint) {
+  Impl& m = *impl_;
+  m.open.emplace(std::move(path), m.next_arrival++, m.opt.max_inflated_bytes, m.opt.parse_in_background,
+                 m.budget.TakeSpare(), size_hint);
+  m.exportable = nullptr;
 }
 
-// Moves the heap's top down to its place after its key grew: one pass down,
-// where pop_heap + push_heap would take two.
-void TimeOrder::Cursor::SiftTop() {
-  const size_t n = heap_.size();
-  const Head top = heap_[0];
-  size_t i = 0;
-  for (size_t c; (c = 2 * i + 1) < n; i = c) {
-    if (c + 1 < n && heap_[c] > heap_[c + 1]) c++;
-    if (!(top > heap_[c])) break;
-    heap_[i] = heap_[c];
-  }
-  heap_[i] = top;
+void Merger::AppendChunk(std::string_view bytes) {
+  if (impl_->open) impl_->open->Append(bytes);
 }
 
-size_t TimeOrder::Cursor::Next(uint32_t* out, size_t n) {
-  const BlockVector<Event>& events = order_->events_;
-  size_t got = 0;
-  while (got < n && !heap_.empty()) {
-    Head& h = heap_.front();
-    const std::vector<uint32_t>& run = order_->runs_[h.run];
-    const uint32_t end = end_[h.run];
-    // Take this run's events while they stay first (no other run starts
-    // earlier): the next run up is the smaller of the top's two children.
-    const size_t size = heap_.size();
-    const Head* next = size < 2 ? nullptr : size > 2 && heap_[1] > heap_[2] ? &heap_[2] : &heap_[1];
-    do {
-      // Sorted runs of unsorted files jump around in the index: load ahead.
-      if (h.pos + 8 < end) __builtin_prefetch(&events[run[h.pos + 8]]);
-      out[got++] = run[h.pos++];
-    } while (got < n && h.pos < end && (!next || !(Head{events[run[h.pos]].ts, h.run, 0} > *next)));
-    if (h.pos < end) {
-      h.ts = events[run[h.pos]].ts;
-    } else {
-      h = heap_.back();
-      heap_.pop_back();
-    }
-    if (!heap_.empty()) SiftTop();
-  }
-  return got;
+void Merger::EndSource() {
+  Impl& m = *impl_;
+  if (!m.open) return;
+  ParseJob job{std::move(*m.open).End(), &m.sources.emplace_back()};
+  m.open.reset();
+  // In the background while the worker keeps up (one source may wait for
+  // it), else here: both threads parse. (No progress from the worker's.)
+  if (m.worker && m.worker->TryPush(job)) return;
+  m.Ingest(std::move(job.in), job.out, m.parser, m.opt.parse_in_background ? nullptr : &m.ticker);
+  m.exportable = m.worker ? nullptr : job.out;
 }
-
-// ---- merge -----------------------------------------------------------------
 
 Report Merger::Merge(const Sink& sink) {
   Impl& m = *impl_;
   Report report;
   if (m.worker) {  // sources still waiting for the worker are parsed here meanwhile
-    Source* waiting;
-    while (m.worker->TakeBack(&waiting)) m.Finish(*waiting, m.parser);
+    ParseJob job;
+    while (m.worker->TakeBack(&job)) m.Ingest(std::move(job.in), job.out, m.parser, nullptr);
   }
   m.worker.reset();  // once the last source is parsed
-  m.spare_input.Free();
-  m.Join();
-  m.Describe(&report);
-  bool ok = !m.cancelled && m.ResolveWindow(&report);
-  if (m.cancelled) report.fatal = Diagnostic{Code::kCancelled, "", 0, "merge cancelled"};
+  m.budget.FreeSpare();
+  m.exportable = nullptr;
+  Job job = JoinSources(std::move(m.sources), m.Threads());
+  ApplyClocks(job, m.opt.offsets_us);
+  std::vector<Diagnostic> warnings = TakeWarnings(job);
+  const JobShape shape = DescribeJob(job);
+  report.job_start_ns = shape.start_ns;
+  report.job_end_ns = shape.end_ns;
+  report.steps = shape.steps;
+  report.steps_from = shape.steps_from;
+  Window window;
+  bool ok = !m.ticker.cancelled();
+  if (!ok) report.fatal = Diagnostic{Code::kCancelled, "", 0, "merge cancelled"};
+  if (ok) {
+    if (auto fatal = ResolveWindow(m.opt, shape, &window)) {
+      report.fatal = std::move(fatal);
+      ok = false;
+    }
+    report.window_start_ns = window.start_ns;
+    report.window_end_ns = window.end_ns;
+    report.window_bounded = window.bounded;
+    report.start_step = window.start_step;
+    report.end_step = window.end_step;
+  }
+  auto described = [&] {  // the report without output
+    for (const ParsedSource& s : job.sources) report.sources.push_back(s.report);
+    report.warnings = std::move(warnings);
+    return report;
+  };
   if (ok && m.opt.scan_only) {  // the page asks first: what is in these files?
     report.scan_only = true;
-    for (Source& s : m.sources) report.sources.push_back(s.report);
-    report.warnings = std::move(m.warnings);
-    return report;
+    return described();
   }
   if (ok) {
-    m.Filter(report);
+    ApplyWindow(window, job);
     bool any = false;
-    for (const Source& s : m.sources) any |= s.report.included && s.report.events_read > 0;
+    for (const ParsedSource& s : job.sources) any |= s.report.included && s.report.events_read > 0;
     if (!any) {
       report.fatal = Diagnostic{Code::kNotATrace, "", 0, "nothing to merge: no input held trace events"};
       ok = false;
     }
   }
-  if (!ok) {
-    for (Source& s : m.sources) report.sources.push_back(s.report);
-    report.warnings = std::move(m.warnings);
-    return report;
-  }
+  if (!ok) return described();
 
-  std::vector<std::pair<uint32_t, std::string>> process_names;
-  std::vector<std::tuple<uint32_t, uint32_t, std::string>> thread_names;
-  m.AssignTracks(&process_names, &thread_names);
-
-  uint64_t id_base = 0;  // ids stay unique across sources, numbered in path order
-  for (Source& s : m.sources) {
-    s.id_base = id_base;
-    id_base += s.id_count;
-  }
-  // Each source's metadata to carry and its kept events in time order (a run).
-  TimeOrder order(m.events);
-  std::vector<std::vector<uint32_t>> runs(m.sources.size()), metas(m.sources.size());
-  std::vector<int64_t> last_end(m.sources.size(), 0);
-  ForEach(m.sources.size(), m.Two(), [&](size_t k) {
-    Source& s = m.sources[k];
-    for (uint64_t i = s.first_event; i < s.first_event + s.event_count; i++) {
-      const Event& e = m.events[i];
-      if (e.ph == 'M') {
-        // Process-level metadata follows its process; thread-level its thread.
-        const Thread& t = s.threads[e.thread];
-        if (t.used || (t.tid_text.empty() && s.procs[t.proc].used)) metas[k].push_back(static_cast<uint32_t>(i));
-        else s.report.metadata_unused++;
-      } else if (!e.keep) {
-        s.report.events_outside++;
-      } else {
-        runs[k].push_back(static_cast<uint32_t>(i));
-        last_end[k] = std::max(last_end[k], e.ts + Duration(e));
-      }
-    }
-    order.SortRun(runs[k]);
-  });
-  std::vector<uint32_t> meta;
-  for (size_t k = 0; k < m.sources.size(); k++) {  // in path order
-    meta.insert(meta.end(), metas[k].begin(), metas[k].end());
-    report.last_end_ns = std::max(report.last_end_ns, last_end[k]);
-    order.AddRun(std::move(runs[k]));
-  }
-  if (order.size() == 0)
-    m.warnings.push_back({Code::kEmptyWindow, "", 0, "no event falls in the window; the output has no events"});
-  report.warnings = std::move(m.warnings);
-  WriteOutput(m.sources, m.events, meta, order, process_names, thread_names, m.opt, &report, sink);
+  const TrackPlan tracks = AssignTracks(job, m.opt.group);
+  const OutputOrder order = OrderOutput(job, tracks);
+  report.last_end_ns = order.last_end_ns;
+  if (order.order.size() == 0)
+    warnings.push_back({Code::kEmptyWindow, "", 0, "no event falls in the window; the output has no events"});
+  report.warnings = std::move(warnings);
+  WriteOutput(job, tracks, order, m.opt, &report, sink);
   return report;
+}
+
+// ---- sources parsed elsewhere (transfer.h) ---------------------------------------------------
+
+ByteBuffer Merger::ExportSource() {
+  std::string tail;
+  ByteBuffer bytes = ExportSource(&tail);
+  if (!bytes.empty()) bytes.append(tail);
+  return bytes;
+}
+
+ByteBuffer Merger::ExportSource(std::string* tail) {
+  Impl& m = *impl_;
+  tail->clear();
+  if (!m.exportable || m.exportable != &m.sources.back() || m.exportable->stored) return {};
+  m.budget.FreeSpare();  // (room for the templates' buffer to grow by the header)
+  ByteBuffer bytes = SourceToBytes(std::move(m.sources.back()), tail);
+  m.sources.pop_back();  // the source leaves this merger
+  m.exportable = nullptr;
+  return bytes;
+}
+
+uint32_t Merger::ReserveArrival() { return impl_->next_arrival++; }
+
+void Merger::DoneReading() { impl_->budget.FreeSpare(); }
+
+bool Merger::ImportSource(std::string_view bytes, uint32_t arrival) {
+  ByteBuffer copy;
+  copy.reserve(bytes.size() + kTemplateSlack);
+  copy.append(bytes);
+  return ImportSource(std::move(copy), arrival);
+}
+
+bool Merger::ImportSource(ByteBuffer bytes, uint32_t arrival) {
+  Impl& m = *impl_;
+  std::optional<ParsedSource> s = SourceFromBytes(std::move(bytes));
+  if (!s) return false;
+  s->arrival = arrival;
+  m.next_arrival = std::max(m.next_arrival, arrival + 1);
+  Admit(m.sources.emplace_back(std::move(*s)), m.budget);
+  m.exportable = nullptr;
+  return true;
 }
 
 }  // namespace tracemerge

@@ -1,5 +1,5 @@
-// The JSON writer: generated track names, carried metadata, then the sorted
-// events rewritten one by one from their source bytes (with write_in_background,
+// Output: generated track names, carried metadata, then the ordered events
+// rewritten one by one from their templates (with write_in_background,
 // alternate time slices on two threads), then the report. Output leaves in
 // ~1 MB chunks (optionally gzipped), never as one giant string.
 #include <atomic>
@@ -13,8 +13,9 @@
 #include <emmintrin.h>
 #endif
 
-#include "merger_internal.h"
+#include "event_parser.h"
 #include "numbers.h"
+#include "stages.h"
 
 namespace tracemerge {
 namespace {
@@ -157,42 +158,55 @@ void Expand(std::string_view tpl, uint32_t pid, uint32_t tid, int64_t ts, uint64
 
 namespace {
 
+// What the writer needs of one source: its templates, tracks and id base,
+// and, for stored templates, the window of them last read back.
+struct SourceOut {
+  const ParsedSource* s;
+  const SourceTracks* tracks;
+  uint64_t id_base = 0;
+  std::string window;  // a stored range: [window_at, +size)
+  uint64_t window_at = 0;
+  std::string window_event;  // the event being written, from the window
+};
+
 // An event's template: from the arena, or read back from the store through the
 // source's window. False when the store fails.
-bool Template(Source& s, const Event& e, TemplateStore* store, std::string_view* out) {
+bool Template(SourceOut& so, const Event& e, TemplateStore* store, std::string_view* out) {
+  const ParsedSource& s = *so.s;
   if (!s.stored) {
     *out = s.arena.view().substr(e.offset, e.length);
     return true;
   }
   constexpr uint64_t kWindow = 256 << 10;
-  if (e.offset < s.window_at || e.offset + e.length > s.window_at + s.window.size()) {
-    s.window.resize(std::max<uint64_t>(e.length, std::min(kWindow, s.stored_bytes - e.offset)));
-    s.window_at = e.offset;
-    if (!store->Get(s.key, e.offset, s.window.size(), s.window.data())) {
-      s.window.clear();
+  if (e.offset < so.window_at || e.offset + e.length > so.window_at + so.window.size()) {
+    so.window.resize(std::max<uint64_t>(e.length, std::min(kWindow, s.stored_bytes - e.offset)));
+    so.window_at = e.offset;
+    if (!store->Get(s.arrival, e.offset, so.window.size(), so.window.data())) {
+      so.window.clear();
       return false;
     }
   }
   // Copied out with slack after it, as Expand() reads.
-  s.window_event.assign(s.window, e.offset - s.window_at, e.length);
-  s.window_event.append(kTemplateSlack, ' ');
-  *out = std::string_view(s.window_event).substr(0, e.length);
+  so.window_event.assign(so.window, e.offset - so.window_at, e.length);
+  so.window_event.append(kTemplateSlack, ' ');
+  *out = std::string_view(so.window_event).substr(0, e.length);
   return true;
 }
 
 // Appends one event after its separator (none before the first); false when
 // its template cannot be read (report->fatal says why).
-bool RenderEvent(Source& s, const Event& e, TemplateStore* store, bool* first, ByteBuffer& out, Report* report) {
-  const Thread& t = s.threads[e.thread];
-  const uint32_t tid = t.lane_tids.empty() ? 0 : t.lane_tids[std::min<size_t>(e.lane, t.lane_tids.size() - 1)];
+bool RenderEvent(SourceOut& so, const Event& e, TemplateStore* store, bool* first, ByteBuffer& out, Report* report) {
+  const ParsedSource& s = *so.s;
+  const std::vector<uint32_t>& lanes = so.tracks->tids[e.thread];
+  const uint32_t tid = lanes.empty() ? 0 : lanes[std::min<size_t>(e.lane, lanes.size() - 1)];
   std::string_view tpl;
-  if (!Template(s, e, store, &tpl)) {
+  if (!Template(so, e, store, &tpl)) {
     report->fatal = Diagnostic{Code::kIo, s.path, 0, "could not read this file's events back from the store"};
     return false;
   }
   out.append(*first ? "\n" : ",\n");
   *first = false;
-  Expand(tpl, s.procs[t.proc].out_pid, tid, e.ts, s.id_base, &out);
+  Expand(tpl, so.tracks->pid[s.threads[e.thread].proc], tid, e.ts, so.id_base, &out);
   return true;
 }
 
@@ -200,23 +214,21 @@ bool RenderEvent(Source& s, const Event& e, TemplateStore* store, bool* first, B
 // After every batch, and after every event once out holds a chunk,
 // after(events so far) may send out's bytes, or stop by returning false.
 template <class After>
-bool RenderEvents(Sources& sources, const BlockVector<Event>& events, TimeOrder::Cursor& cursor,
-                  TemplateStore* store, bool* first, ByteBuffer& out, std::vector<uint64_t>& kept, Report* report,
-                  After&& after) {
-  std::vector<uint32_t> batch(4096);
+bool RenderEvents(std::vector<SourceOut>& sources, TimeOrder::Cursor& cursor, TemplateStore* store, bool* first,
+                  ByteBuffer& out, std::vector<uint64_t>& kept, Report* report, After&& after) {
+  std::vector<EventRef> batch(4096);
   uint64_t n = 0;
   while (size_t got = cursor.Next(batch.data(), batch.size())) {
     for (size_t k = 0; k < got; k++) {
       // The next events and their templates are far apart in memory: ask early.
-      if (k + 16 < got) __builtin_prefetch(&events[batch[k + 16]]);
+      if (k + 16 < got) __builtin_prefetch(&sources[batch[k + 16].source].s->events[batch[k + 16].index]);
       if (k + 8 < got) {
-        const Event& ahead = events[batch[k + 8]];
-        const Source& s = sources[ahead.source];
-        if (!s.stored) __builtin_prefetch(s.arena.data() + ahead.offset);
+        const ParsedSource& s = *sources[batch[k + 8].source].s;
+        if (!s.stored) __builtin_prefetch(s.arena.data() + s.events[batch[k + 8].index].offset);
       }
-      const Event& e = events[batch[k]];
-      if (!RenderEvent(sources[e.source], e, store, first, out, report)) return false;
-      kept[e.source]++;
+      SourceOut& so = sources[batch[k].source];
+      if (!RenderEvent(so, so.s->events[batch[k].index], store, first, out, report)) return false;
+      kept[batch[k].source]++;
       if (out.size() >= kChunk && !after(n + k + 1)) return false;
     }
     n += got;
@@ -230,9 +242,9 @@ bool RenderEvents(Sources& sources, const BlockVector<Event>& events, TimeOrder:
 // whose reads are not shared.
 class OddSlices {
  public:
-  OddSlices(Sources& sources, const BlockVector<Event>& events, std::vector<TimeOrder::Cursor>& slices) {
+  OddSlices(std::vector<SourceOut>& sources, std::vector<TimeOrder::Cursor>& slices) {
     if (slices.size() < 2) return;
-    thread_ = std::thread([this, &sources, &events, &slices] {
+    thread_ = std::thread([this, &sources, &slices] {
       ByteBuffer buf;
       std::vector<uint64_t> kept;
       Report unused;  // (no store: rendering cannot fail)
@@ -244,7 +256,7 @@ class OddSlices {
         buf.clear();
         kept.assign(sources.size(), 0);
         bool first = false;  // (slice 0 came before)
-        RenderEvents(sources, events, slices[k], nullptr, &first, buf, kept, &unused, [&](uint64_t) { return !stop_; });
+        RenderEvents(sources, slices[k], nullptr, &first, buf, kept, &unused, [&](uint64_t) { return !stop_; });
         std::unique_lock<std::mutex> lock(mu_);
         cv_.wait(lock, [&] { return !ready_ || stop_; });
         if (stop_) return;
@@ -282,7 +294,7 @@ class OddSlices {
  private:
   std::mutex mu_;
   std::condition_variable cv_;
-  std::optional<ByteBuffer> ready_;  // the next odd slice, rendered
+  std::optional<ByteBuffer> ready_;   // the next odd slice, rendered
   std::vector<uint64_t> ready_kept_;  // and its events by source
   ByteBuffer spare_;
   std::atomic<bool> stop_{false};
@@ -291,11 +303,8 @@ class OddSlices {
 
 }  // namespace
 
-void WriteOutput(Sources& sources, const BlockVector<Event>& events,
-                 const std::vector<uint32_t>& meta, const TimeOrder& order,
-                 const std::vector<std::pair<uint32_t, std::string>>& process_names,
-                 const std::vector<std::tuple<uint32_t, uint32_t, std::string>>& thread_names,
-                 const Options& options, Report* report, const Sink& sink) {
+void WriteOutput(Job& job, const TrackPlan& tracks, const OutputOrder& plan, const Options& options, Report* report,
+                 const Sink& sink) {
   ChunkWriter w(sink, options.gzip, report);
   ByteBuffer& out = w.buf();
   bool first = true;
@@ -304,26 +313,35 @@ void WriteOutput(Sources& sources, const BlockVector<Event>& events,
     first = false;
   };
   out.append("{\"traceEvents\":[");
-  for (auto& [pid, name] : process_names) {
+  for (auto& [pid, name] : tracks.process_names) {
     begin_event();
     out.append("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
                ",\"tid\":0,\"args\":{\"name\":\"" + name + "\"}}");
   }
-  for (auto& [pid, tid, name] : thread_names) {
+  for (auto& [pid, tid, name] : tracks.thread_names) {
     begin_event();
     out.append("{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
                ",\"tid\":" + std::to_string(tid) + ",\"args\":{\"name\":\"" + name + "\"}}");
   }
+  // Ids stay unique across sources, numbered in path order.
+  std::vector<SourceOut> sources(job.sources.size());
+  uint64_t id_base = 0;
+  for (size_t i = 0; i < sources.size(); i++) {
+    sources[i].s = &job.sources[i];
+    sources[i].tracks = &tracks.sources[i];
+    sources[i].id_base = id_base;
+    id_base += job.sources[i].id_count;
+  }
   TemplateStore* store = options.store.get();
   std::vector<uint64_t> kept(sources.size());  // events written, by source
   bool ok = true;
-  for (uint32_t i : meta) {
-    const Event& e = events[i];
-    if (!(ok = RenderEvent(sources[e.source], e, store, &first, out, report))) break;
-    kept[e.source]++;
+  for (EventRef r : plan.meta) {
+    SourceOut& so = sources[r.source];
+    if (!(ok = RenderEvent(so, so.s->events[r.index], store, &first, out, report))) break;
+    kept[r.source]++;
     w.MaybeFlush();
   }
-  const uint64_t total = order.size();
+  const uint64_t total = plan.order.size();
   uint64_t done = 0, report_at = 16384;  // events sent; the next progress call
   auto keep_going = [&](uint64_t more) {   // (more: of the slice being written)
     w.MaybeFlush();
@@ -338,12 +356,12 @@ void WriteOutput(Sources& sources, const BlockVector<Event>& events,
   constexpr uint64_t kSliceEvents = 4096;  // (~0.5 MB of output)
   const bool two = ok && options.write_in_background && !store && total > 1;
   std::vector<TimeOrder::Cursor> slices =
-      order.Slices(two ? std::max<uint64_t>(total / kSliceEvents, std::min<uint64_t>(total, 16)) : 1);
+      plan.order.Slices(two ? std::max<uint64_t>(total / kSliceEvents, std::min<uint64_t>(total, 16)) : 1);
   {
-    OddSlices odd(sources, events, slices);
+    OddSlices odd(sources, slices);
     for (size_t k = 0; ok && k < slices.size(); k++) {
       if (k % 2 == 0 || !odd.running()) {
-        ok = RenderEvents(sources, events, slices[k], store, &first, out, kept, report, keep_going);
+        ok = RenderEvents(sources, slices[k], store, &first, out, kept, report, keep_going);
         done += slices[k].size();
       } else {
         ByteBuffer buf = odd.Take(kept);
@@ -355,15 +373,11 @@ void WriteOutput(Sources& sources, const BlockVector<Event>& events,
       }
     }
   }  // (the second thread stops here)
-  for (uint32_t i = 0; i < sources.size(); i++) sources[i].report.events_kept += kept[i];
+  for (size_t i = 0; i < sources.size(); i++) job.sources[i].report.events_kept += kept[i];
   for (uint64_t k : kept) report->events_written += k;
-  for (Source& s : sources) {
-    std::string().swap(s.window);
-    std::string().swap(s.window_event);
-  }
   if (!ok) return w.Flush();
   if (options.progress) options.progress(Progress{"write", total, total});
-  for (Source& s : sources) report->sources.push_back(s.report);
+  for (const ParsedSource& s : job.sources) report->sources.push_back(s.report);
   out.append("\n],\n\"displayTimeUnit\":\"ms\",\n\"metadata\":{\"tracemerge\":");
   out.append(report->ToJson());
   out.append("}}\n");

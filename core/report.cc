@@ -4,7 +4,7 @@
 #include <map>
 
 #include "merger.h"
-#include "merger_internal.h"
+#include "stages.h"
 #include "numbers.h"
 
 namespace tracemerge {

@@ -3,12 +3,13 @@
 // (Options.parse_in_background). Push() blocks while `backlog` jobs wait, which
 // bounds the memory they hold; Wait() returns once every pushed job has run;
 // the destructor runs what is left, then joins. ForEach() shares a loop with
-// one more thread.
+// more threads.
 //
 //   SerialWorker<std::string> writer(8, [&](std::string& chunk) { fwrite(…); });
 //   writer.Push(std::string(bytes));  …  writer.Wait();
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
@@ -17,6 +18,7 @@
 #include <mutex>
 #include <thread>
 #include <utility>
+#include <vector>
 
 namespace tracemerge {
 
@@ -43,8 +45,9 @@ class SerialWorker {
     queue_.push_back(std::move(job));
     cv_.notify_all();
   }
-  // Pushes the job when Push() would not block; false otherwise.
-  bool TryPush(T job) {
+  // Pushes (moves) the job when Push() would not block; false otherwise,
+  // and the job stays the caller's.
+  bool TryPush(T& job) {
     std::lock_guard<std::mutex> lock(mu_);
     if (queue_.size() >= backlog_) return false;
     queue_.push_back(std::move(job));
@@ -92,11 +95,12 @@ class SerialWorker {
   std::thread thread_;  // started in the constructor's body, once the rest is set up
 };
 
-// Runs f(0) … f(n - 1), on the caller's thread and, when `two`, one more
-// (each takes the next index as it is free): f(i) must touch only what i owns.
+// Runs f(0) … f(n - 1) on the caller's thread and threads - 1 more (each
+// takes the next index as it is free): f(i) must touch only what i owns.
 template <class F>
-void ForEach(size_t n, bool two, F&& f) {
-  if (!two || n < 2) {
+void ForEach(size_t n, int threads, F&& f) {
+  const size_t extra = threads > 1 && n > 1 ? std::min<size_t>(static_cast<size_t>(threads), n) - 1 : 0;
+  if (extra == 0) {
     for (size_t i = 0; i < n; i++) f(i);
     return;
   }
@@ -104,9 +108,10 @@ void ForEach(size_t n, bool two, F&& f) {
   auto loop = [&] {
     for (size_t i; (i = next.fetch_add(1)) < n;) f(i);
   };
-  std::thread other(loop);
+  std::vector<std::thread> others;
+  for (size_t k = 0; k < extra; k++) others.emplace_back(loop);
   loop();
-  other.join();
+  for (std::thread& t : others) t.join();
 }
 
 }  // namespace tracemerge

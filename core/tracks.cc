@@ -1,17 +1,15 @@
-// Tracks: output pids and tids (positive, below 2^31, named after their source),
-// and lanes for X slices that overlap without nesting.
+// Tracks: output pids and tids (positive, below 2^31, named after their
+// source) for the processes and threads with kept events, and their lanes.
 #include <algorithm>
 #include <map>
 #include <set>
 #include <tuple>
 
-#include "merger_internal.h"
 #include "numbers.h"
+#include "serial_worker.h"
+#include "stages.h"
 
 namespace tracemerge {
-
-// ---- tracks ----------------------------------------------------------------
-
 namespace {
 
 // Hands out positive tids within one output pid, preferring the original.
@@ -35,131 +33,115 @@ bool IsPlainId(std::string_view text) {
   return text.empty() || (v && *v > 0 && *v < INT32_MAX && std::to_string(*v) == text);
 }
 
+// One output thread (before lanes): its process, name, and kept X slices.
+struct OutThread {
+  uint32_t pid;
+  std::string tid_text, name;
+  std::vector<EventRef> slices;
+  size_t lanes = 1;
+  std::vector<uint32_t> tids;
+};
+
 }  // namespace
 
-void Merger::Impl::AssignTracks(
-    std::vector<std::pair<uint32_t, std::string>>* process_names,
-    std::vector<std::tuple<uint32_t, uint32_t, std::string>>* thread_names) {
-  ForEach(sources.size(), Two(), [&](size_t i) {
-    Source& s = sources[i];
-    for (uint64_t k = s.first_event; k < s.first_event + s.event_count; k++) {
-      const Event& e = events[k];
+TrackPlan AssignTracks(Job& job, Group group) {
+  const size_t n = job.sources.size();
+  // Which processes and threads have kept events.
+  std::vector<std::vector<bool>> thread_used(n), proc_used(n);
+  ForEach(n, job.threads, [&](size_t i) {
+    const ParsedSource& s = job.sources[i];
+    thread_used[i].assign(s.threads.size(), false);
+    proc_used[i].assign(s.procs.size(), false);
+    for (const Event& e : s.events) {
       if (!e.keep || e.ph == 'M') continue;
-      s.threads[e.thread].used = true;
-      s.procs[s.threads[e.thread].proc].used = true;
+      thread_used[i][e.thread] = true;
+      proc_used[i][s.threads[e.thread].proc] = true;
     }
   });
   // Output processes and threads. smdebug rotates one stream over many files,
   // so those join by (kind, node, pid); any other file is a source of its own.
-  struct OutThread {
-    uint32_t pid;
-    std::string tid_text, name;
-    std::vector<uint32_t> events;  // kept X events, for lanes
-    uint8_t lanes = 1;
-    std::vector<uint32_t> tids;
-  };
+  TrackPlan plan;
+  plan.sources.resize(n);
   std::vector<OutThread> out_threads;
   std::map<std::string, uint32_t> pid_of, thread_of;
   constexpr uint32_t kNone = UINT32_MAX;
-  std::vector<std::vector<uint32_t>> out_thread(sources.size());  // [source][thread] → out thread
+  std::vector<std::vector<uint32_t>> out_thread(n);  // [source][thread] → out thread
   uint32_t next_pid = 1;
-  for (uint32_t si = 0; si < sources.size(); si++) {
-    Source& s = sources[si];
+  for (uint32_t si = 0; si < n; si++) {
+    const ParsedSource& s = job.sources[si];
+    SourceTracks& st = plan.sources[si];
+    st.pid.assign(s.procs.size(), 0);
+    st.tids.assign(s.threads.size(), {});
     const bool joins = s.cls.kind != Kind::kOther;
     const std::string stream = joins ? std::string(KindName(s.cls.kind)) + '\x1f' + s.cls.node
                                      : "file\x1f" + std::to_string(si);
     const std::string label = JsonEscape(s.cls.node) + " · " + KindName(s.cls.kind);
     out_thread[si].assign(s.threads.size(), kNone);
     for (uint32_t ti = 0; ti < s.threads.size(); ti++) {
-      Thread& t = s.threads[ti];
-      if (!t.used) continue;
-      Proc& p = s.procs[t.proc];
+      if (!thread_used[si][ti]) continue;
+      const Thread& t = s.threads[ti];
+      const Proc& p = s.procs[t.proc];
       std::string pname = !p.name.empty() ? p.name : "pid " + JsonEscape(p.pid_text.empty() ? "-" : p.pid_text);
       if (s.cls.kind == Kind::kSystem) pname = "metrics";
-      std::string pkey = opt.group == Group::kSource ? stream + '\x1f' + p.pid_text : pname;
+      std::string pkey = group == Group::kSource ? stream + '\x1f' + p.pid_text : pname;
       auto [pit, new_pid] = pid_of.try_emplace(pkey, next_pid);
       if (new_pid) {
         std::string full = pname;
-        if (opt.group == Group::kSource) {
+        if (group == Group::kSource) {
           full = label + " · " + pname;
           if (!p.name.empty() && !IsPlainId(p.pid_text)) full += " (pid " + JsonEscape(p.pid_text) + ")";
         }
-        process_names->push_back({next_pid++, full});
+        plan.process_names.push_back({next_pid++, full});
       }
-      p.out_pid = pit->second;
-      std::string tname = !t.name.empty() ? t.name
-                          : t.tid_text.empty() ? std::string("main")
-                                               : "tid " + JsonEscape(t.tid_text);
+      st.pid[t.proc] = pit->second;
+      std::string tname = !t.name.empty()        ? t.name
+                          : t.tid_text.empty()   ? std::string("main")
+                                                 : "tid " + JsonEscape(t.tid_text);
       if (!t.name.empty() && !t.tid_text.empty() && !IsPlainId(t.tid_text))
         tname += " (tid " + JsonEscape(t.tid_text) + ")";
       std::string tkey = pkey + '\x1f' + t.tid_text;
-      if (opt.group == Group::kPhase) {
+      if (group == Group::kPhase) {
         tname = label + " · " + tname;
         tkey += '\x1f' + stream;
       }
       auto [tit, new_thread] = thread_of.try_emplace(tkey, static_cast<uint32_t>(out_threads.size()));
-      if (new_thread) out_threads.push_back({p.out_pid, t.tid_text, tname, {}, 1, {}});
+      if (new_thread) out_threads.push_back({pit->second, t.tid_text, tname, {}, 1, {}});
       out_thread[si][ti] = tit->second;
     }
   }
 
-  // Lanes: X slices of one thread that overlap without nesting go to lane 1, 2, …
-  for (uint32_t i = 0; i < events.size(); i++)
-    if (events[i].keep && events[i].ph == 'X')
-      out_threads[out_thread[events[i].source][events[i].thread]].events.push_back(i);
-  struct Slice {  // sorted by start, longest first, then input order
-    int64_t ts, neg_dur;
-    uint64_t canon;
-    uint32_t index;
-    bool operator<(const Slice& o) const { return std::tie(ts, neg_dur, canon) < std::tie(o.ts, o.neg_dur, o.canon); }
-  };
-  ForEach(out_threads.size(), Two(), [&](size_t o) {
+  // Lanes: X slices of one output thread that overlap without nesting go to lane 1, 2, …
+  for (uint32_t si = 0; si < n; si++) {
+    const BlockVector<Event>& events = job.sources[si].events;
+    for (uint32_t i = 0; i < events.size(); i++)
+      if (events[i].keep && events[i].ph == 'X') out_threads[out_thread[si][events[i].thread]].slices.push_back({si, i});
+  }
+  ForEach(out_threads.size(), job.threads, [&](size_t o) {
     OutThread& ot = out_threads[o];
-    std::vector<Slice> slices;
-    for (uint32_t i : ot.events) slices.push_back({events[i].ts, -events[i].dur, Canon(i), i});
-    std::vector<uint32_t>().swap(ot.events);
-    // Mostly in time order already (sources are put in order as they are
-    // parsed): then only slices that start together need sorting.
-    const bool by_start = std::is_sorted(slices.begin(), slices.end(), [](auto& a, auto& b) { return a.ts < b.ts; });
-    if (!by_start) std::sort(slices.begin(), slices.end());
-    else
-      for (auto it = slices.begin(); it != slices.end();) {
-        auto next = std::find_if(it, slices.end(), [&](const Slice& sl) { return sl.ts != it->ts; });
-        if (next - it > 1) std::sort(it, next);
-        it = next;
-      }
-    std::vector<std::vector<int64_t>> lanes;  // per lane: stack of open slice ends
-    for (const Slice& sl : slices) {
-      Event& e = events[sl.index];
-      const int64_t end = e.ts + e.dur;
-      size_t l = 0;
-      for (;; l++) {
-        if (l == lanes.size()) lanes.emplace_back();
-        auto& st = lanes[l];
-        while (!st.empty() && st.back() <= e.ts) st.pop_back();
-        if (st.empty() || end <= st.back()) {
-          st.push_back(end);
-          break;
-        }
-        if (l == 254) break;  // give up splitting further; viewers still get every slice
-      }
-      e.lane = static_cast<uint8_t>(l);
+    std::vector<LaneSlice> slices;
+    slices.reserve(ot.slices.size());
+    for (EventRef r : ot.slices) {
+      const Event& e = job.sources[r.source].events[r.index];
+      slices.push_back({e.ts, e.dur, uint64_t{r.source} << 40 | r.index});
     }
-    ot.lanes = static_cast<uint8_t>(std::max<size_t>(lanes.size(), 1));
+    std::vector<uint8_t> lanes;
+    ot.lanes = AssignLanes(slices, &lanes);
+    for (size_t k = 0; k < ot.slices.size(); k++) job.sources[ot.slices[k].source].events[ot.slices[k].index].lane = lanes[k];
+    std::vector<EventRef>().swap(ot.slices);
   });
 
   std::map<uint32_t, TidAllocator> tids;
   for (OutThread& ot : out_threads) {
-    for (uint8_t l = 0; l < ot.lanes; l++) {
-      uint32_t tid = tids[ot.pid].Take(l == 0 && opt.group == Group::kSource ? ot.tid_text : "");
+    for (size_t l = 0; l < ot.lanes; l++) {
+      const uint32_t tid = tids[ot.pid].Take(l == 0 && group == Group::kSource ? ot.tid_text : "");
       ot.tids.push_back(tid);
-      thread_names->push_back({ot.pid, tid, l == 0 ? ot.name : ot.name + " #" + std::to_string(l + 1)});
+      plan.thread_names.push_back({ot.pid, tid, l == 0 ? ot.name : ot.name + " #" + std::to_string(l + 1)});
     }
   }
-  for (uint32_t si = 0; si < sources.size(); si++)
+  for (uint32_t si = 0; si < n; si++)
     for (uint32_t ti = 0; ti < out_thread[si].size(); ti++)
-      if (out_thread[si][ti] != kNone) sources[si].threads[ti].lane_tids = out_threads[out_thread[si][ti]].tids;
+      if (out_thread[si][ti] != kNone) plan.sources[si].tids[ti] = out_threads[out_thread[si][ti]].tids;
+  return plan;
 }
-
 
 }  // namespace tracemerge

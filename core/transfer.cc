@@ -1,30 +1,40 @@
-// Sources parsed by another Merger (a second wasm instance in a Worker: wasm
-// in the page has no threads) travel as bytes: ExportSource() there,
-// ImportSource() here. The bytes hold what the merge needs of a parsed
-// source — report, tables, templates, events — little-endian, each string
-// or array after its length:
+// The bytes of one ParsedSource (source.h) —
+// little-endian, each string or array after its length, in the order of
+// Fields() below, the one list both directions follow:
 //
-//   "tmsrc1" arena  path kind node reason quiet  report…  procs threads
-//   id_count base_time_ns events step_marks profiler_steps flags warnings header
+//   "tmsrc2" arena_size arena  Fields(path … warnings)
 //
-// The templates come first: the importer keeps them where they arrived.
-#include <algorithm>
-#include <cstring>
+// The templates come first: the importer keeps them where they arrived. The
+// magic names the layout's version; bytes of another version are refused.
+#include "transfer.h"
 
-#include "merger.h"
-#include "merger_internal.h"
+#include <cstring>
 
 namespace tracemerge {
 namespace {
 
-constexpr std::string_view kMagic = "tmsrc1";
+constexpr std::string_view kMagic = "tmsrc2";
 
+// Writes what Fields() lists.
 struct Out {
   std::string bytes;
   void U64(uint64_t v) { bytes.append(reinterpret_cast<const char*>(&v), 8); }
-  void Str(std::string_view s) {
+  void operator()(const std::string& s) {
     U64(s.size());
     bytes.append(s);
+  }
+  template <class T>
+  void Int(const T& v) {
+    U64(static_cast<uint64_t>(v));
+  }
+  template <class T, class F>
+  void List(const T& items, F&& each) {
+    U64(items.size());
+    for (const auto& item : items) each(item);
+  }
+  void Events(const BlockVector<Event>& events) {
+    U64(events.size());
+    for (const Event& e : events) bytes.append(reinterpret_cast<const char*>(&e), sizeof(Event));
   }
 };
 
@@ -46,51 +56,86 @@ struct In {
     bytes.remove_prefix(n);
     return s;
   }
-  std::string Str() { return std::string(Take(U64())); }
-  // n elements of T, as raw bytes (n checked against what is left first).
+  void operator()(std::string& s) { s = std::string(Take(U64())); }
   template <class T>
-  std::string_view Pod(uint64_t* n) {
-    *n = U64();
-    if (*n > bytes.size() / sizeof(T)) return ok = false, *n = 0, std::string_view();
-    return Take(*n * sizeof(T));
+  void Int(T& v) {
+    v = static_cast<T>(U64());
+  }
+  template <class T, class F>
+  void List(T& items, F&& each) {
+    for (uint64_t n = U64(); ok && n > 0 && n <= bytes.size(); n--) each(items.emplace_back());
+    if (!ok) items.clear();
+  }
+  void Events(BlockVector<Event>& events) {
+    const uint64_t n = U64();
+    if (n > bytes.size() / sizeof(Event)) return void(ok = false);
+    const std::string_view raw = Take(n * sizeof(Event));
+    for (uint64_t i = 0; i < n; i++) {
+      Event e;
+      std::memcpy(static_cast<void*>(&e), raw.data() + i * sizeof(Event), sizeof(Event));
+      events.push_back(e);
+    }
   }
 };
 
-void PutMarks(Out& o, const std::vector<std::pair<int64_t, uint32_t>>& marks) {
-  o.U64(marks.size());
-  for (auto [step, event] : marks) {
-    o.U64(static_cast<uint64_t>(step));
-    o.U64(event);
-  }
+// The one list of what travels, for Out (S const) and In.
+template <class IO, class S>
+void Fields(IO& io, S& s) {
+  io(s.path);
+  io.Int(s.cls.kind);
+  io(s.cls.node);
+  io(s.cls.reason);
+  io.Int(s.cls.quiet);
+  auto& r = s.report;
+  io.Int(r.included);
+  io(r.note);
+  for (auto* v : {&r.bytes, &r.inflated_bytes, &r.events_read, &r.events_dropped, &r.metadata_merged}) io.Int(*v);
+  io.List(s.procs, [&](auto& p) {
+    io(p.pid_text);
+    io(p.name);
+  });
+  io.List(s.threads, [&](auto& t) {
+    io.Int(t.proc);
+    io(t.tid_text);
+    io(t.name);
+  });
+  io.Int(s.stored);
+  io.Int(s.stored_bytes);
+  io.Int(s.id_count);
+  io(s.base_time_ns);
+  io.Events(s.events);
+  for (auto* marks : {&s.step_marks, &s.profiler_steps})
+    io.List(*marks, [&](auto& m) {
+      io.Int(m.first);
+      io.Int(m.second);
+    });
+  for (auto* flag : {&s.has_pairs, &s.based_events, &s.relative_events, &s.have_header}) io.Int(*flag);
+  io.Int(s.header_base);
+  io.List(s.warnings, [&](auto& d) {
+    io.Int(d.code);
+    io.Int(d.offset);
+    io(d.message);
+  });
 }
 
-void GetMarks(In& in, uint64_t events, std::vector<std::pair<int64_t, uint32_t>>* marks) {
-  for (uint64_t n = in.U64(); in.ok && n > 0; n--) {
-    const auto step = static_cast<int64_t>(in.U64());
-    const uint64_t event = in.U64();
-    if (event >= events) return void(in.ok = false);
-    marks->push_back({step, static_cast<uint32_t>(event)});
-  }
+// What the writer trusts of an imported source: every template inside the
+// arena, every thread and mark known, the templates in memory.
+bool Consistent(const ParsedSource& s, size_t arena) {
+  if (s.stored) return false;
+  for (const Thread& t : s.threads)
+    if (t.proc >= s.procs.size()) return false;
+  for (const Event& e : s.events)
+    if (e.offset > arena || e.length > arena - e.offset || e.thread >= s.threads.size()) return false;
+  for (const Marks* marks : {&s.step_marks, &s.profiler_steps})
+    for (auto& m : *marks)
+      if (m.second >= s.events.size()) return false;
+  return true;
 }
 
 }  // namespace
 
-ByteBuffer Merger::ExportSource() {
-  std::string tail;
-  ByteBuffer bytes = ExportSource(&tail);
-  if (!bytes.empty()) bytes.append(tail);
-  return bytes;
-}
-
-ByteBuffer Merger::ExportSource(std::string* tail) {
-  Impl& m = *impl_;
-  tail->clear();
-  if (m.sources.empty() || m.opt.parse_in_background) return {};
-  Source& s = m.sources.back();
-  if (s.stored || s.exported || s.first_event + s.event_count != m.events.size()) return {};
-  // The templates stay where they are: the header goes in front of them. (The
-  // input buffer kept for a next source goes first: room for them to grow.)
-  m.spare_input.Free();
+ByteBuffer SourceToBytes(ParsedSource&& s, std::string* tail) {
+  // The templates stay where they are: the header goes in front of them.
   ByteBuffer bytes;
   bytes.swap(s.arena);
   const size_t arena = bytes.size();
@@ -102,143 +147,29 @@ ByteBuffer Merger::ExportSource(std::string* tail) {
   std::memmove(bytes.data() + head, bytes.data(), arena);
   std::memcpy(bytes.data(), o.bytes.data(), head);
   o.bytes.clear();
-  o.bytes.reserve(s.event_count * sizeof(Event) + 4096);
-  o.Str(s.path);
-  o.U64(static_cast<uint64_t>(s.cls.kind));
-  o.Str(s.cls.node);
-  o.Str(s.cls.reason);
-  o.U64(s.cls.quiet);
-  const SourceReport& r = s.report;
-  o.U64(r.included);
-  o.Str(r.note);
-  for (uint64_t v : {r.bytes, r.inflated_bytes, r.events_read, r.events_dropped, r.metadata_merged}) o.U64(v);
-  o.U64(s.procs.size());
-  for (const Proc& p : s.procs) {
-    o.Str(p.pid_text);
-    o.Str(p.name);
-  }
-  o.U64(s.threads.size());
-  for (const Thread& t : s.threads) {
-    o.U64(t.proc);
-    o.Str(t.tid_text);
-    o.Str(t.name);
-  }
-  o.U64(s.id_count);
-  o.Str(s.base_time_ns);
-  o.U64(s.event_count);
-  for (uint64_t i = s.first_event; i < s.first_event + s.event_count; i++) {
-    const Event& e = m.events[i];
-    o.bytes.append(reinterpret_cast<const char*>(&e), sizeof(Event));
-  }
-  PutMarks(o, s.step_marks);
-  PutMarks(o, s.profiler_steps);
-  o.U64(s.has_pairs | s.based_events << 1 | s.relative_events << 2 | s.have_header << 3);
-  o.U64(static_cast<uint64_t>(s.header_base));
-  o.U64(s.warnings.size());
-  for (const Diagnostic& d : s.warnings) {
-    o.U64(static_cast<uint64_t>(d.code));
-    o.U64(d.offset);
-    o.Str(d.message);
-  }
+  o.bytes.reserve(s.events.size() * sizeof(Event) + 4096);
+  Fields(o, static_cast<const ParsedSource&>(s));
   tail->swap(o.bytes);
-  // The source leaves this merger: its events become fillers, its marks go.
-  for (uint64_t i = s.first_event; i < s.first_event + s.event_count; i++) m.events[i] = Filler(s.key);
-  s.event_count = 0;
-  s.exported = true;
-  s.step_marks.clear();
-  s.profiler_steps.clear();
   return bytes;
 }
 
-uint32_t Merger::ReserveArrival() { return impl_->next_arrival++; }
-
-void Merger::DoneReading() {
-  std::lock_guard<std::mutex> lock(impl_->shared_mu);  // (the worker may still recycle one)
-  impl_->spare_input.Free();
-}
-
-bool Merger::ImportSource(std::string_view bytes, uint32_t arrival) {
-  ByteBuffer copy;
-  copy.reserve(bytes.size() + kTemplateSlack);
-  copy.append(bytes);
-  return ImportSource(std::move(copy), arrival);
-}
-
-bool Merger::ImportSource(ByteBuffer bytes, uint32_t arrival) {
-  Impl& m = *impl_;
+std::optional<ParsedSource> SourceFromBytes(ByteBuffer bytes) {
   In in{bytes.view()};
-  if (in.Take(kMagic.size()) != kMagic) return false;
+  if (in.Take(kMagic.size()) != kMagic) return std::nullopt;
   const std::string_view arena = in.Take(in.U64());
-  Source& s = m.sources.emplace_back();
-  s.key = static_cast<uint32_t>(m.sources.size() - 1);
-  s.arrival = arrival;
-  s.decided = true;
-  s.path = in.Str();
-  s.cls.kind = static_cast<Kind>(in.U64());
-  s.cls.node = in.Str();
-  s.cls.reason = in.Str();
-  s.cls.quiet = in.U64() != 0;
-  SourceReport& r = s.report;
-  r.path = s.path;
-  r.kind = s.cls.kind;
-  r.node = s.cls.node;
-  r.included = in.U64() != 0;
-  r.note = in.Str();
-  for (uint64_t* v : {&r.bytes, &r.inflated_bytes, &r.events_read, &r.events_dropped, &r.metadata_merged}) *v = in.U64();
-  s.size = r.inflated_bytes;
-  for (uint64_t n = in.U64(); in.ok && n > 0; n--) {
-    Proc& p = s.procs.emplace_back();
-    p.pid_text = in.Str();
-    p.name = in.Str();
-  }
-  for (uint64_t n = in.U64(); in.ok && n > 0; n--) {
-    Thread& t = s.threads.emplace_back();
-    t.proc = static_cast<uint32_t>(in.U64());
-    t.tid_text = in.Str();
-    t.name = in.Str();
-    in.ok &= t.proc < s.procs.size();
-  }
-  s.id_count = in.U64();
-  s.base_time_ns = in.Str();
-  uint64_t n = 0;
-  const std::string_view events = in.Pod<Event>(&n);
-  for (uint64_t i = 0; in.ok && i < n; i++) {
-    Event e;
-    std::memcpy(static_cast<void*>(&e), events.data() + i * sizeof(Event), sizeof(Event));
-    // (The writer trusts these: each template inside the arena, each thread known.)
-    in.ok &= e.offset <= arena.size() && e.length <= arena.size() - e.offset && e.thread < s.threads.size();
-    e.source = s.key;
-    s.parsed.push_back(e);
-  }
-  s.event_count = n;
-  GetMarks(in, n, &s.step_marks);
-  GetMarks(in, n, &s.profiler_steps);
-  const uint64_t flags = in.U64();
-  s.has_pairs = flags & 1;
-  s.based_events = flags & 2;
-  s.relative_events = flags & 4;
-  s.have_header = flags & 8;
-  s.header_base = static_cast<int64_t>(in.U64());
-  for (uint64_t k = in.U64(); in.ok && k > 0; k--) {
-    Diagnostic& d = s.warnings.emplace_back();
-    d.code = static_cast<Code>(in.U64());
-    d.file = s.path;
-    d.offset = in.U64();
-    d.message = in.Str();
-  }
-  m.next_arrival = std::max(m.next_arrival, arrival + 1);
-  if (!in.ok || !in.bytes.empty()) {
-    m.sources.pop_back();
-    return false;
-  }
+  std::optional<ParsedSource> s(std::in_place);
+  Fields(in, *s);
+  if (!in.ok || !in.bytes.empty() || !Consistent(*s, arena.size())) return std::nullopt;
+  s->report.path = s->path;
+  s->report.kind = s->cls.kind;
+  s->report.node = s->cls.node;
+  for (Diagnostic& d : s->warnings) d.file = s->path;
   // The templates move to the buffer's start (no new memory), the rest goes.
   std::memmove(bytes.data(), arena.data(), arena.size());
   bytes.truncate(arena.size());
   bytes.ShrinkToFit(kTemplateSlack);
-  s.arena.swap(bytes);
-  if (s.report.included && m.MustStore(s)) m.Store(s);
-  m.Keep(s);
-  return true;
+  s->arena.swap(bytes);
+  return s;
 }
 
 }  // namespace tracemerge

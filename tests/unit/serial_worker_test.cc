@@ -1,5 +1,5 @@
 // SerialWorker (jobs on one thread, in order; ones not started can be taken
-// back) and ForEach (a loop shared with a second thread).
+// back) and ForEach (a loop shared with more threads).
 #include "serial_worker.h"
 
 #include <gtest/gtest.h>
@@ -39,11 +39,11 @@ TEST(SerialWorker, TakeBackReturnsTheNewestJobNotStarted) {
 }
 
 TEST(SerialWorker, ForEachVisitsEveryIndexOnce) {
-  for (bool two : {false, true}) {
-    for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{1000}}) {
+  for (int threads : {0, 1, 2, 3, 8}) {
+    for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{5}, size_t{1000}}) {
       std::vector<std::atomic<int>> seen(n);
-      ForEach(n, two, [&](size_t i) { seen[i]++; });
-      for (size_t i = 0; i < n; i++) EXPECT_EQ(seen[i].load(), 1) << "index " << i << " of " << n << ", two " << two;
+      ForEach(n, threads, [&](size_t i) { seen[i]++; });
+      for (size_t i = 0; i < n; i++) EXPECT_EQ(seen[i].load(), 1) << "index " << i << " of " << n << ", threads " << threads;
     }
   }
 }

@@ -7,7 +7,7 @@
 #include <tuple>
 #include <vector>
 
-#include "merger_internal.h"
+#include "stages.h"
 #include "radix_sort.h"
 
 namespace tracemerge {
@@ -33,43 +33,26 @@ TEST(RadixSortByKey, EqualsStableSort) {
   }
 }
 
-// Sources' events join the index block by block: each part's elements in
-// order from where Splice says, across block edges — a part of kAdopt blocks
-// or more handed over at a block's edge after fillers, a smaller one right
-// after the last.
-TEST(BlockVector, SpliceAppendsInOrderAcrossBlocks) {
+// A source's events stay where they are pushed; its last block, cut to fit
+// once parsed, grows again when more come.
+TEST(BlockVector, ShrinkToFitKeepsEveryElementAndGrowsAgain) {
   using V = BlockVector<uint32_t>;
-  constexpr uint32_t kFiller = UINT32_MAX;
-  std::vector<uint32_t> expected;
-  V all;
-  uint32_t next = 0;
-  constexpr size_t kBig = V::kAdopt * V::kBlock;
-  for (size_t n : {size_t{0}, size_t{5}, V::kBlock - 5, size_t{10}, 2 * V::kBlock + 3, kBig + 3, kBig, size_t{1},
-                   kBig - 1, kBig + 1, size_t{7}}) {
-    V part;
-    for (size_t k = 0; k < n; k++) part.push_back(next + static_cast<uint32_t>(k));
-    const size_t before = all.size();
-    const size_t at = all.Splice(part, kFiller);
-    EXPECT_TRUE(part.empty());
-    if (n >= kBig) {
-      EXPECT_EQ(at % V::kBlock, 0u) << n;
-      EXPECT_LT(at - before, V::kBlock) << n;
-    } else {
-      EXPECT_EQ(at, before) << n;
-    }
-    while (expected.size() < at) expected.push_back(kFiller);
-    for (size_t k = 0; k < n; k++) expected.push_back(next++);
-    ASSERT_EQ(all.size(), expected.size()) << n;
+  for (size_t n : {size_t{0}, size_t{5}, V::kBlock - 1, V::kBlock, 2 * V::kBlock + 3}) {
+    V v;
+    for (uint32_t k = 0; k < n; k++) v.push_back(k);
+    v.ShrinkToFit();
+    ASSERT_EQ(v.size(), n);
+    for (uint32_t k = 0; k < n; k++) ASSERT_EQ(v[k], k) << n;
+    for (uint32_t k = static_cast<uint32_t>(n); k < n + V::kBlock + 7; k++) v.push_back(k);
+    for (uint32_t k = 0; k < v.size(); k++) ASSERT_EQ(v[k], k) << n;
   }
-  for (size_t i = 0; i < expected.size(); i++) ASSERT_EQ(all[i], expected[i]) << i;
-  EXPECT_GT(std::count(expected.begin(), expected.end(), kFiller), 0);
 }
 
 TEST(TimeOrder, EqualsAStableSortOfAllRunsWhateverTheBatchSizeAndSlices) {
   std::mt19937 rng(3);
   for (int round = 0; round < 50; round++) {
-    BlockVector<Event> events;
     std::vector<std::vector<uint32_t>> runs(1 + rng() % 12);
+    std::vector<BlockVector<Event>> events(runs.size());  // run r: source r's events
     std::vector<std::tuple<int64_t, size_t, size_t, uint32_t>> expected;  // (ts, run, position, event)
     for (size_t r = 0; r < runs.size(); r++) {
       const size_t n = rng() % 200;
@@ -77,18 +60,19 @@ TEST(TimeOrder, EqualsAStableSortOfAllRunsWhateverTheBatchSizeAndSlices) {
       for (size_t k = 0; k < n; k++) {
         Event e;
         e.ts = sorted ? static_cast<int64_t>(k / 3) : static_cast<int64_t>(rng() % 50);  // many ties
-        runs[r].push_back(static_cast<uint32_t>(events.size()));
-        events.push_back(e);
+        if (rng() % 4) runs[r].push_back(static_cast<uint32_t>(events[r].size()));  // (not every event is kept)
+        events[r].push_back(e);
       }
     }
-    TimeOrder order(events);
+    TimeOrder order;
     for (size_t r = 0; r < runs.size(); r++) {
       // The run's own order is time, then file order (its indices ascend).
       std::vector<uint32_t> run = runs[r];
-      std::stable_sort(run.begin(), run.end(), [&](uint32_t a, uint32_t b) { return events[a].ts < events[b].ts; });
-      for (size_t k = 0; k < run.size(); k++) expected.emplace_back(events[run[k]].ts, r, k, run[k]);
-      order.SortRun(runs[r]);
-      order.AddRun(runs[r]);
+      const BlockVector<Event>& ev = events[r];
+      std::stable_sort(run.begin(), run.end(), [&](uint32_t a, uint32_t b) { return ev[a].ts < ev[b].ts; });
+      for (size_t k = 0; k < run.size(); k++) expected.emplace_back(ev[run[k]].ts, r, k, run[k]);
+      TimeOrder::SortRun(ev, runs[r]);
+      order.AddRun(ev, runs[r]);
     }
     std::sort(expected.begin(), expected.end());
     ASSERT_EQ(order.size(), expected.size());
@@ -97,19 +81,21 @@ TEST(TimeOrder, EqualsAStableSortOfAllRunsWhateverTheBatchSizeAndSlices) {
       std::vector<TimeOrder::Cursor> slices = order.Slices(pieces);
       ASSERT_LE(slices.size(), std::max<size_t>(pieces, 1));
       if (pieces == 1) ASSERT_EQ(slices.size(), 1u);
-      std::vector<std::vector<uint32_t>> parts(slices.size());
-      std::vector<uint32_t> batch(1 + rng() % 64);
+      std::vector<std::vector<EventRef>> parts(slices.size());
+      std::vector<EventRef> batch(1 + rng() % 64);
       for (size_t k = slices.size(); k-- > 0;) {
         while (size_t n = slices[k].Next(batch.data(), batch.size()))
           parts[k].insert(parts[k].end(), batch.begin(), batch.begin() + n);
         ASSERT_EQ(parts[k].size(), slices[k].size());
         if (expected.size() > 0) ASSERT_FALSE(parts[k].empty()) << "slice " << k << " of " << slices.size();
       }
-      std::vector<uint32_t> got;
+      std::vector<EventRef> got;
       for (auto& part : parts) got.insert(got.end(), part.begin(), part.end());
       ASSERT_EQ(got.size(), expected.size());
-      for (size_t i = 0; i < got.size(); i++)
-        ASSERT_EQ(got[i], std::get<3>(expected[i])) << "round " << round << " pieces " << pieces << " at " << i;
+      for (size_t i = 0; i < got.size(); i++) {
+        ASSERT_EQ(got[i].source, std::get<1>(expected[i])) << "round " << round << " pieces " << pieces << " at " << i;
+        ASSERT_EQ(got[i].index, std::get<3>(expected[i])) << "round " << round << " pieces " << pieces << " at " << i;
+      }
     }
   }
 }

@@ -1,0 +1,142 @@
+// Order: what the output carries, in output order — a lazy k-way merge of
+// one sorted run per source.
+#include <algorithm>
+#include <functional>
+
+#include "radix_sort.h"
+#include "serial_worker.h"
+#include "stages.h"
+
+namespace tracemerge {
+
+void TimeOrder::SortRun(const BlockVector<Event>& events, std::vector<uint32_t>& run) {
+  // By time, then index; traces are often nearly sorted already.
+  auto before = [&](uint32_t a, uint32_t b) { return events[a].ts != events[b].ts ? events[a].ts < events[b].ts : a < b; };
+  if (std::is_sorted(run.begin(), run.end(), before)) return;
+  std::vector<std::pair<int64_t, uint32_t>> keyed(run.size());
+  for (size_t k = 0; k < run.size(); k++) keyed[k] = {events[run[k]].ts, run[k]};
+  RadixSortByKey(keyed);  // stable: ties stay in index order
+  for (size_t k = 0; k < run.size(); k++) run[k] = keyed[k].second;
+}
+
+void TimeOrder::AddRun(const BlockVector<Event>& events, std::vector<uint32_t> run) {
+  size_ += run.size();
+  events_.push_back(&events);
+  runs_.push_back(std::move(run));
+}
+
+TimeOrder::Cursor::Cursor(const TimeOrder& order, const std::vector<uint32_t>& from, std::vector<uint32_t> to)
+    : order_(&order), end_(std::move(to)) {
+  for (uint32_t r = 0; r < end_.size(); r++) {
+    if (from[r] == end_[r]) continue;
+    heap_.push_back({order.Ts(r, from[r]), r, from[r]});
+    size_ += end_[r] - from[r];
+  }
+  std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
+}
+
+std::vector<TimeOrder::Cursor> TimeOrder::Slices(size_t pieces) const {
+  // Cut times: quantiles of a sample of every run's times. A slice holds the
+  // events from one cut (inclusive) to the next, so equal times stay together.
+  std::vector<int64_t> sample, cuts;
+  const uint64_t step = std::max<uint64_t>(1, size_ / (std::max<size_t>(pieces, 1) * 16));
+  if (pieces > 1)
+    for (uint32_t r = 0; r < runs_.size(); r++)
+      for (size_t k = 0; k < runs_[r].size(); k += step) sample.push_back(Ts(r, static_cast<uint32_t>(k)));
+  std::sort(sample.begin(), sample.end());
+  for (size_t k = 1; k < pieces && !sample.empty(); k++) {
+    const int64_t t = sample[k * sample.size() / pieces];
+    if (t > sample.front() && (cuts.empty() || t > cuts.back())) cuts.push_back(t);
+  }
+  std::vector<Cursor> slices;
+  std::vector<uint32_t> from(runs_.size(), 0);
+  for (size_t k = 0; k <= cuts.size(); k++) {
+    std::vector<uint32_t> to(runs_.size());
+    for (uint32_t r = 0; r < runs_.size(); r++) {
+      const auto& run = runs_[r];
+      const BlockVector<Event>& events = *events_[r];
+      to[r] = k == cuts.size() ? static_cast<uint32_t>(run.size())
+                               : static_cast<uint32_t>(std::lower_bound(run.begin() + from[r], run.end(), cuts[k],
+                                                                        [&](uint32_t i, int64_t t) { return events[i].ts < t; }) -
+                                                       run.begin());
+    }
+    slices.push_back(Cursor(*this, from, to));
+    from = std::move(to);
+  }
+  return slices;
+}
+
+// Moves the heap's top down to its place after its key grew: one pass down,
+// where pop_heap + push_heap would take two.
+void TimeOrder::Cursor::SiftTop() {
+  const size_t n = heap_.size();
+  const Head top = heap_[0];
+  size_t i = 0;
+  for (size_t c; (c = 2 * i + 1) < n; i = c) {
+    if (c + 1 < n && heap_[c] > heap_[c + 1]) c++;
+    if (!(top > heap_[c])) break;
+    heap_[i] = heap_[c];
+  }
+  heap_[i] = top;
+}
+
+size_t TimeOrder::Cursor::Next(EventRef* out, size_t n) {
+  size_t got = 0;
+  while (got < n && !heap_.empty()) {
+    Head& h = heap_.front();
+    const std::vector<uint32_t>& run = order_->runs_[h.run];
+    const BlockVector<Event>& events = *order_->events_[h.run];
+    const uint32_t end = end_[h.run];
+    // Take this run's events while they stay first (no other run starts
+    // earlier): the next run up is the smaller of the top's two children.
+    const size_t size = heap_.size();
+    const Head* next = size < 2 ? nullptr : size > 2 && heap_[1] > heap_[2] ? &heap_[2] : &heap_[1];
+    do {
+      // Sorted runs of unsorted files jump around in their events: load ahead.
+      if (h.pos + 8 < end) __builtin_prefetch(&events[run[h.pos + 8]]);
+      out[got++] = {h.run, run[h.pos++]};
+    } while (got < n && h.pos < end && (!next || !(Head{events[run[h.pos]].ts, h.run, 0} > *next)));
+    if (h.pos < end) {
+      h.ts = events[run[h.pos]].ts;
+    } else {
+      h = heap_.back();
+      heap_.pop_back();
+    }
+    if (!heap_.empty()) SiftTop();
+  }
+  return got;
+}
+
+OutputOrder OrderOutput(Job& job, const TrackPlan& tracks) {
+  const size_t n = job.sources.size();
+  std::vector<std::vector<uint32_t>> runs(n), metas(n);
+  std::vector<int64_t> last_end(n, 0);
+  ForEach(n, job.threads, [&](size_t k) {
+    ParsedSource& s = job.sources[k];
+    const SourceTracks& st = tracks.sources[k];
+    for (uint32_t i = 0; i < s.events.size(); i++) {
+      const Event& e = s.events[i];
+      if (e.ph == 'M') {
+        // Process-level metadata follows its process; thread-level its thread.
+        const Thread& t = s.threads[e.thread];
+        if (!st.tids[e.thread].empty() || (t.tid_text.empty() && st.pid[t.proc] != 0)) metas[k].push_back(i);
+        else s.report.metadata_unused++;
+      } else if (!e.keep) {
+        s.report.events_outside++;
+      } else {
+        runs[k].push_back(i);
+        last_end[k] = std::max(last_end[k], e.ts + Duration(e));
+      }
+    }
+    TimeOrder::SortRun(s.events, runs[k]);
+  });
+  OutputOrder out;
+  for (uint32_t k = 0; k < n; k++) {  // in path order
+    for (uint32_t i : metas[k]) out.meta.push_back({k, i});
+    out.last_end_ns = std::max(out.last_end_ns, last_end[k]);
+    out.order.AddRun(job.sources[k].events, std::move(runs[k]));
+  }
+  return out;
+}
+
+}  // namespace tracemerge

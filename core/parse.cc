@@ -1,0 +1,312 @@
+#include "parse.h"
+
+#include <array>
+#include <string>
+#include <unordered_map>
+
+#include "numbers.h"
+#include "simdjson.h"
+#include "tokenizer.h"
+
+namespace tracemerge {
+
+static_assert(kPad >= simdjson::SIMDJSON_PADDING, "the parsers read this far past an input's end");
+
+namespace {
+
+// The state of one source's parse: lookup tables that die with it.
+class SourceParser {
+ public:
+  SourceParser(SourceBytes& in, ParsedSource& s, EventParser& parser, Ticker* ticker)
+      : data_(in.data.data()), size_(in.size), s_(s), parser_(parser), ticker_(ticker) {}
+
+  // A trace's events; false when the file is not a trace.
+  bool Trace(int max_depth);
+  // JSON lines of system metrics.
+  void Metrics();
+  uint64_t ids() const { return ids_.size(); }
+
+ private:
+  bool Cancelled() { return ticker_ && ticker_->cancelled(); }
+  void Tick(uint64_t at) {
+    if (ticker_) ticker_->Tick("parse", at, size_);
+  }
+  uint64_t Event(Span span, bool open_end);
+  void Add(Span span, const EventFields& f, size_t mark);
+  uint32_t ProcIndex(std::string_view pid);
+  uint32_t ThreadIndex(uint32_t proc, std::string_view tid);
+
+  const char* data_;
+  uint64_t size_;
+  ParsedSource& s_;
+  EventParser& parser_;
+  Ticker* ticker_;
+  std::unordered_map<std::string, uint32_t> proc_ix_, thread_ix_;
+  // The process and thread last seen by a hash of their text; an entry may
+  // be stale or another's, so it is checked.
+  std::array<uint32_t, 64> proc_seen_{}, thread_seen_{};
+  IdTable ids_;                                         // original id → local number
+  std::unordered_map<std::string, uint32_t> pair_keys_;  // async "cat\x1fid" → number
+};
+
+// Events of a few processes and threads interleave: a small cache by hash
+// answers most lookups without building a key for the map.
+uint32_t& Seen(std::array<uint32_t, 64>& cache, std::string_view text, uint32_t salt = 0) {
+  uint64_t h = 0xcbf29ce484222325ull ^ salt;  // FNV-1a: pids and tids are short
+  for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  return cache[(h * 0x9E3779B97F4A7C15ull) >> 58];
+}
+
+uint32_t SourceParser::ProcIndex(std::string_view pid) {
+  uint32_t& seen = Seen(proc_seen_, pid);
+  if (seen < s_.procs.size() && s_.procs[seen].pid_text == pid) return seen;
+  auto [it, added] = proc_ix_.try_emplace(std::string(pid), static_cast<uint32_t>(s_.procs.size()));
+  if (added) s_.procs.push_back({std::string(pid), ""});
+  return seen = it->second;
+}
+
+uint32_t SourceParser::ThreadIndex(uint32_t proc, std::string_view tid) {
+  uint32_t& seen = Seen(thread_seen_, tid, proc);
+  if (seen < s_.threads.size() && s_.threads[seen].proc == proc && s_.threads[seen].tid_text == tid) return seen;
+  std::string key = std::to_string(proc) + '\x1f' + std::string(tid);
+  auto [it, added] = thread_ix_.try_emplace(key, static_cast<uint32_t>(s_.threads.size()));
+  if (added) s_.threads.push_back({proc, std::string(tid), ""});
+  return seen = it->second;
+}
+
+bool SourceParser::Trace(int max_depth) {
+  std::vector<Diagnostic> diags;
+  ScanLimits limits;
+  limits.max_depth = max_depth;
+  TopLevel top;  // its views point into the input, which goes after this parse
+  const bool ok = ScanTrace(
+      std::string_view(data_, size_), limits, &top, [&](Span sp) { Event(sp, false); }, &diags,
+      [&](uint64_t at) { return Event(Span{at, 0}, true); });
+  for (Diagnostic& d : diags) {
+    if (d.code == Code::kTooDeep || d.code == Code::kBadEvent) {
+      s_.report.events_read++;
+      s_.report.events_dropped++;
+    }
+    s_.Warn(d.code, d.offset, d.message);
+  }
+  if (ok && !top.base_time_ns.empty()) s_.base_time_ns = std::string(Trim(top.base_time_ns));
+  return ok;
+}
+
+// open_end: the event's length is not known yet (sp.length is ignored) — one
+// that is not well formed returns 0 untouched, for the scanner to find its end
+// and call again with the span, and that call reports it. Returns the offset
+// past the event.
+uint64_t SourceParser::Event(Span sp, bool open_end) {
+  EventFields f;
+  std::string error;
+  Tick(sp.offset);
+  if (Cancelled()) return 0;
+  const size_t mark = s_.arena.size();
+  if (open_end) {
+    size_t length = 0;
+    if (!parser_.Parse(data_ + sp.offset, size_ - sp.offset, &f, &error, &s_.arena, &ids_, &length) ||
+        length > UINT32_MAX) {
+      s_.arena.truncate(mark);
+      return 0;
+    }
+    sp.length = length;
+    s_.report.events_read++;
+  } else {
+    s_.report.events_read++;
+    if (sp.length > UINT32_MAX) {
+      s_.report.events_dropped++;
+      s_.Warn(Code::kTooLarge, sp.offset, "event larger than 4 GB; dropped");
+      return 0;
+    }
+    if (!parser_.Parse(data_ + sp.offset, sp.length, &f, &error, &s_.arena, &ids_)) {
+      s_.arena.truncate(mark);
+      s_.report.events_dropped++;
+      const bool too_long = parser_.error_kind() == ParseError::kStringTooLong;
+      s_.Warn(too_long ? Code::kTooLarge : Code::kBadJson, sp.offset + parser_.error_offset(),
+              "event dropped: " + error);
+      return 0;
+    }
+  }
+  Add(sp, f, mark);
+  return sp.offset + sp.length;
+}
+
+// Indexes a parsed event whose template starts at `mark` in the arena.
+void SourceParser::Add(Span sp, const EventFields& f, size_t mark) {
+  // From here on, an event that is not kept takes its template back out.
+  struct Cut {
+    ByteBuffer& arena;
+    size_t mark;
+    bool keep = false;
+    ~Cut() {
+      if (!keep) arena.truncate(mark);
+    }
+  } cut{s_.arena, mark};
+  SourceReport& r = s_.report;
+  if (f.ph.empty()) {
+    r.events_dropped++;
+    return s_.Warn(Code::kBadEvent, sp.offset, "event has no \"ph\"; dropped");
+  }
+  const char ph = f.ph[0];
+  if (ph == 'M' && f.name == "process_name" && !f.arg_start_time.empty()) {
+    // smdebug's clock header; a repeated header re-bases the events after it.
+    auto base = ParseMicros(f.arg_start_time);
+    if (!base) {
+      r.events_dropped++;
+      return s_.Warn(Code::kBadEvent, sp.offset, "start_time_since_epoch_in_micros is not a number");
+    }
+    if (s_.have_header && *base != s_.header_base)
+      s_.Warn(Code::kNote, sp.offset, "clock header repeated with a new start time; later events re-based");
+    s_.header_base = *base;
+    s_.have_header = true;
+    r.metadata_merged++;
+    return;
+  }
+  const uint32_t proc = ProcIndex(Unquote(f.pid));
+  if (ph == 'M' && f.name == "process_name") {
+    s_.procs[proc].name = std::string(f.arg_name);
+    r.metadata_merged++;
+    return;
+  }
+  const uint32_t thread = ThreadIndex(proc, Unquote(f.tid));
+  if (ph == 'M' && f.name == "thread_name") {
+    s_.threads[thread].name = std::string(f.arg_name);
+    r.metadata_merged++;
+    return;
+  }
+  tracemerge::Event e;
+  e.offset = mark;
+  e.length = static_cast<uint32_t>(s_.arena.size() - mark);
+  e.thread = thread;
+  e.ph = ph;
+  if (IsPairPhase(ph)) {
+    std::string key = std::string(f.cat) + '\x1f' + std::string(IdKey(f.id.empty() ? f.id2_global : f.id));
+    e.pair_key = pair_keys_.try_emplace(key, static_cast<uint32_t>(pair_keys_.size())).first->second;
+  }
+  if (!f.ts.empty()) {
+    auto ts = ParseMicros(f.ts);
+    if (!ts) {
+      r.events_dropped++;
+      return s_.Warn(Code::kBadEvent, sp.offset, "\"ts\" is not a number in range; event dropped");
+    }
+    e.ts = *ts;
+    e.has_ts = true;
+  } else if (ph != 'M') {
+    r.events_dropped++;
+    return s_.Warn(Code::kBadEvent, sp.offset, "event has no \"ts\"; dropped");
+  }
+  if (!f.dur.empty()) {
+    if (f.dur_ns < 0) s_.Warn(Code::kBadEvent, sp.offset, "\"dur\" is negative or not a number; written as 0");
+    else if (!IsPairPhase(ph)) e.dur = f.dur_ns;
+  }
+  if (s_.have_header) {
+    e.ts = AddNs(e.ts, s_.header_base);
+    e.based = true;
+  }
+  const auto idx = static_cast<uint32_t>(s_.events.size());
+  if (!f.arg_step_num.empty() && s_.cls.kind == Kind::kPythonTimeline) {
+    if (auto step = ParseScaled(f.arg_step_num, 1)) s_.step_marks.push_back({*step, idx});
+  }
+  constexpr std::string_view kProfilerStep = "ProfilerStep#";
+  if (f.name.substr(0, kProfilerStep.size()) == kProfilerStep) {
+    if (auto step = ParseScaled(f.name.substr(kProfilerStep.size()), 1)) s_.profiler_steps.push_back({*step, idx});
+  }
+  cut.keep = true;
+  s_.has_pairs |= ph == 'B' || ph == 'E' || IsPairPhase(ph);
+  if (e.has_ts) (e.based ? s_.based_events : s_.relative_events) = true;
+  s_.events.push_back(e);
+}
+
+void SourceParser::Metrics() {
+  ScanLines(std::string_view(data_, size_), [&](Span sp) {
+    Tick(sp.offset);
+    if (Cancelled()) return;
+    MetricFields m;
+    std::string error;
+    s_.report.events_read++;
+    const bool last = sp.offset + sp.length >= size_;
+    if (!parser_.ParseMetric(data_ + sp.offset, sp.length, &m, &error) || m.timestamp.empty() || m.value.empty() ||
+        !IsPortableNumber(m.value)) {
+      s_.report.events_dropped++;
+      if (last) return s_.Warn(Code::kNote, sp.offset, "last line is incomplete (writer was still appending); skipped");
+      return s_.Warn(Code::kBadJson, sp.offset,
+                     "metrics line dropped: " + (error.empty() ? std::string("missing or bad Timestamp/Value") : error));
+    }
+    auto ts = ParseScaled(m.timestamp, 1000000000);
+    if (!ts) {
+      s_.report.events_dropped++;
+      return s_.Warn(Code::kBadEvent, sp.offset, "Timestamp is not a number in range; line dropped");
+    }
+    const uint32_t proc = ProcIndex(m.node.empty() ? std::string_view(s_.cls.node) : m.node);
+    tracemerge::Event e;
+    e.offset = s_.arena.size();
+    // One counter track per node and metric, every sample.
+    ByteBuffer& a = s_.arena;
+    a.append("{\"name\":\"");
+    a.append(m.name);
+    a.push_back('_');
+    a.append(m.dimension);
+    a.append("\",\"ph\":\"C\",\"ts\":");
+    a.push_back(kTsMark);
+    a.append(",\"pid\":");
+    a.push_back(kPidMark);
+    a.append(",\"tid\":");
+    a.push_back(kTidMark);
+    a.append(",\"args\":{\"value\":");
+    a.append(m.value);
+    a.append("}}");
+    e.length = static_cast<uint32_t>(a.size() - e.offset);
+    e.thread = ThreadIndex(proc, "");
+    e.ph = 'C';
+    e.ts = *ts;
+    e.has_ts = true;
+    e.based = true;
+    s_.events.push_back(e);
+  });
+}
+
+}  // namespace
+
+ParsedSource ParseSource(SourceBytes& in, const ParseLimits& limits, EventParser& parser, Ticker* ticker) {
+  ParsedSource s;
+  s.path = in.path;
+  s.arrival = in.arrival;
+  s.warnings = std::move(in.warnings);
+  SourceReport& r = s.report;
+  r.path = s.path;
+  r.bytes = in.bytes_given;
+  r.inflated_bytes = in.size;
+  s.cls = Classify(s.path, std::string_view(in.data.data(), std::min<uint64_t>(in.size, 4096)));
+  r.kind = s.cls.kind;
+  r.node = s.cls.node;
+  if (s.cls.kind == Kind::kSkipped) {
+    r.included = false;
+    r.note = "skipped: " + s.cls.reason;
+    s.Warn(s.cls.quiet ? Code::kSkipped : Code::kNotATrace, 0, "skipped: " + s.cls.reason);
+    return s;
+  }
+  if (s.cls.kind == Kind::kSidecar) {
+    r.included = false;
+    r.note = "TF time base (start " + s.cls.node + ")";
+    return s;
+  }
+  if (!(limits.kinds & KindBit(s.cls.kind))) {
+    r.included = false;
+    r.note = "filtered out (kind not selected)";
+    return s;
+  }
+  // Templates are about as long as the input; the layout stage shrinks them to fit.
+  s.arena.reserve(in.size + in.size / 8);
+  SourceParser p(in, s, parser, ticker);
+  if (s.cls.kind == Kind::kSystem) {
+    p.Metrics();
+  } else if (!p.Trace(limits.max_depth)) {
+    r.included = false;
+    r.note = "not a trace";
+  }
+  s.id_count = p.ids();
+  return s;
+}
+
+}  // namespace tracemerge

@@ -1,0 +1,49 @@
+// Parse: one source's bytes → a ParsedSource (source.h). Classifies the file
+// (kinds.h), then parses its trace events (tokenizer.h finds them,
+// event_parser.h reads each in one pass) or its JSON lines of system metrics,
+// into events, processes, threads, marks and output templates. Problems are
+// warnings with byte offsets; a file that is not a trace is not included.
+//
+//   SourceBytes in = …("rank-0.json": {"traceEvents":[{"ph":"X","ts":5,"dur":2,"pid":7,"tid":1}]});
+//   ParsedSource s = ParseSource(in, limits, parser, nullptr);
+//   → s.report.included, s.report.events_read == 1, s.events[0].ts == 5000 (ns, relative)
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "event_parser.h"
+#include "merger.h"
+#include "source.h"
+#include "stream.h"
+
+namespace tracemerge {
+
+// Progress from a long stage, passed on every 16384th call; remembers a cancel.
+class Ticker {
+ public:
+  explicit Ticker(const std::function<bool(const Progress&)>* progress) : progress_(progress) {}
+  void Tick(const char* stage, uint64_t done, uint64_t total) {
+    if (!progress_ || !*progress_ || cancelled_ || ++n_ % 16384 != 0) return;
+    if (!(*progress_)(Progress{stage, done, total})) cancelled_ = true;
+  }
+  bool cancelled() const { return cancelled_; }
+  void Cancel() { cancelled_ = true; }
+
+ private:
+  const std::function<bool(const Progress&)>* progress_;
+  uint64_t n_ = 0;
+  bool cancelled_ = false;
+};
+
+struct ParseLimits {
+  unsigned kinds = kAllKinds;  // Options.kinds: the others are filtered out, not parsed
+  int max_depth = 256;
+};
+
+// in.Inflate() must have run. The parser carries the string and depth limits
+// (one per thread). ticker: progress and cancel ("parse", bytes of this
+// source), or null. in.data is left for the layout stage (layout.h).
+ParsedSource ParseSource(SourceBytes& in, const ParseLimits& limits, EventParser& parser, Ticker* ticker);
+
+}  // namespace tracemerge

@@ -1,0 +1,172 @@
+// The stages after ingest, in pipeline order. Each is a function from the
+// products before it to its own; Merger::Merge() (merger.cc) calls them:
+//
+//   parsed sources ─ JoinSources ─→ Job ─ ApplyClocks ─→ Job (absolute times)
+//     ─ DescribeJob ─→ JobShape ─ ResolveWindow ─→ Window ─ ApplyWindow ─→ Job (keep)
+//     ─ AssignTracks ─→ TrackPlan (+ lanes) ─ OrderOutput ─→ OutputOrder ─ WriteOutput ─→ sink
+//
+// Each is tested alone (tests/unit/stages_*_test.cc) on jobs made of a few
+// parsed sources.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "gzip.h"
+#include "merger.h"
+#include "source.h"
+
+namespace tracemerge {
+
+// ---- join (merger.cc) ----------------------------------------------------------------------
+// The sources of one merge in path order, ties in arrival order: the order of
+// the output's ties, whatever order the files arrived in.
+struct Job {
+  std::vector<ParsedSource> sources;
+  int threads = 1;  // the stages may share their loops with this many threads (ForEach)
+};
+Job JoinSources(std::deque<ParsedSource> parsed, int threads);
+// The sources' warnings, in path order (taken out of them).
+std::vector<Diagnostic> TakeWarnings(Job& job);
+
+// ---- clocks (clocks.cc) --------------------------------------------------------------------
+// Every included source's times made absolute Unix ns: its time base (smdebug
+// header, TF sidecar, Kineto baseTimeNanoseconds, or Unix µs already) plus its
+// manual offset (by path: PathMatches). A source with no time base stays
+// relative, with a NO_CLOCK warning. Sets report.time_base, absolute, offset_us.
+//   {ts 5 µs, baseTimeNanoseconds 1e18} → ts 1e18 + 5000 ns
+void ApplyClocks(Job& job, const std::vector<std::pair<std::string, int64_t>>& offsets_us);
+
+// "rank-1.json" matches "job/rank-1.json"; "job/system" matches everything under it.
+bool PathMatches(std::string_view path, std::string_view pattern);
+
+// ---- window (window.cc) --------------------------------------------------------------------
+// The job as found: its span and its steps.
+struct JobShape {
+  int64_t start_ns = INT64_MAX, end_ns = INT64_MIN;  // of all events read (start > end: none)
+  std::vector<std::pair<int64_t, int64_t>> steps;    // (step, first ts), in time order
+  std::string steps_from;                            // where the steps came from
+};
+JobShape DescribeJob(const Job& job);
+
+struct Window {
+  int64_t start_ns = INT64_MIN, end_ns = INT64_MAX;  // absolute ns, ends included
+  bool bounded = false;
+  std::optional<int64_t> start_step, end_step;
+};
+// The window options ask for, in ns: time bounds, or steps by the reference's
+// rule (start = the start step's first event; end = 1 µs before the end
+// step's). A fatal problem (a bound out of range, an unknown step) instead.
+std::optional<Diagnostic> ResolveWindow(const Options& options, const JobShape& shape, Window* window);
+// Sets Event::keep: X slices overlapping the window, B/E (per thread) and
+// async pairs (per category and id) kept or dropped together, other events by ts.
+void ApplyWindow(const Window& window, Job& job);
+
+// {(3,t),(1,t),(2,t),(7,t)} → "1-3, 7"
+std::string StepList(const std::vector<std::pair<int64_t, int64_t>>& steps);
+
+// ---- tracks (tracks.cc, lanes.cc) ----------------------------------------------------------
+struct SourceTracks {
+  std::vector<uint32_t> pid;                // by proc: output pid; 0 = no kept event
+  std::vector<std::vector<uint32_t>> tids;  // by thread: output tid of lane 0, 1, …; empty = no kept event
+};
+struct TrackPlan {
+  std::vector<SourceTracks> sources;                                      // as job.sources
+  std::vector<std::pair<uint32_t, std::string>> process_names;            // (pid, JSON-escaped name)
+  std::vector<std::tuple<uint32_t, uint32_t, std::string>> thread_names;  // (pid, tid, name)
+};
+// Output pids and tids (positive, below 2^31) for the processes and threads
+// with kept events: one process per (source, original pid) with group=source
+// — smdebug's rotated files of one node and kind join — or per process name
+// with group=phase; X slices that overlap without nesting get lanes (Event::lane),
+// each lane a thread "<name> #2", ….
+TrackPlan AssignTracks(Job& job, Group group);
+
+// One X slice of a thread, for the lane rule.
+struct LaneSlice {
+  int64_t ts, dur;  // ns
+  uint64_t canon;   // place in the canonical order: ties in time go by it
+};
+// The lane of each slice (0, 1, …; at most 254): slices of one lane nest or
+// follow each other. Returns the number of lanes used (≥ 1).
+size_t AssignLanes(const std::vector<LaneSlice>& slices, std::vector<uint8_t>* lanes);
+
+// ---- order (order.cc) ----------------------------------------------------------------------
+struct EventRef {
+  uint32_t source, index;  // job.sources[source].events[index]
+};
+
+// The kept events in output order — by time, ties by source (path order),
+// then the source's own order — merged lazily from one sorted run per source:
+// 4 bytes an event instead of a global 16-byte sort key.
+class TimeOrder {
+ public:
+  TimeOrder() = default;
+  // Sorts a run (indices into events, ascending) by time, ties in index
+  // order. Const: runs of different sources may be sorted on different threads.
+  static void SortRun(const BlockVector<Event>& events, std::vector<uint32_t>& run);
+  // Adds the next run (run r is source r's), sorted by SortRun.
+  void AddRun(const BlockVector<Event>& events, std::vector<uint32_t> run);
+  uint64_t size() const { return size_; }
+
+  // Reads one stretch of the order (the runs stay shared and unchanged, so
+  // cursors may be read on different threads).
+  class Cursor {
+   public:
+    // Fills out with up to n next events; 0 at the end.
+    size_t Next(EventRef* out, size_t n);
+    uint64_t size() const { return size_; }
+
+   private:
+    friend class TimeOrder;
+    struct Head {
+      int64_t ts;
+      uint32_t run, pos;
+      bool operator>(const Head& o) const { return ts != o.ts ? ts > o.ts : run > o.run; }
+    };
+    Cursor(const TimeOrder& order, const std::vector<uint32_t>& from, std::vector<uint32_t> to);
+    void SiftTop();
+    const TimeOrder* order_;
+    std::vector<uint32_t> end_;  // per run: where this stretch ends
+    std::vector<Head> heap_;
+    uint64_t size_ = 0;
+  };
+  // The order in consecutive slices, by time: every event of a slice comes
+  // before those of the next. About `pieces` slices of similar size (fewer
+  // when many events share a time); Slices(1) is the whole order.
+  std::vector<Cursor> Slices(size_t pieces) const;
+
+ private:
+  int64_t Ts(uint32_t run, uint32_t pos) const { return (*events_[run])[runs_[run][pos]].ts; }
+  std::vector<const BlockVector<Event>*> events_;  // by run
+  std::vector<std::vector<uint32_t>> runs_;         // added in source order: ties go to the earlier
+  uint64_t size_ = 0;
+};
+
+struct OutputOrder {
+  std::vector<EventRef> meta;  // metadata events to carry (of used processes and threads), source by source
+  TimeOrder order;             // the kept events
+  int64_t last_end_ns = 0;     // latest end among them (the default output name)
+};
+// Counts each source's events outside the window and metadata of unused
+// processes in its report.
+OutputOrder OrderOutput(Job& job, const TrackPlan& tracks);
+
+// ---- output (output.cc) --------------------------------------------------------------------
+// Writes the merged JSON — track names, carried metadata, the events in
+// order, then report->ToJson() — to sink in ~1 MB chunks (gzipped with
+// options.gzip), rendering time slices on two threads with
+// options.write_in_background (not with a store). Adds events_kept to each
+// source's report and events/bytes written to *report; sets report->fatal to
+// CANCELLED (options.progress said stop) or IO (the store failed).
+void WriteOutput(Job& job, const TrackPlan& tracks, const OutputOrder& order, const Options& options, Report* report,
+                 const Sink& sink);
+
+std::string JsonEscape(std::string_view s);
+
+}  // namespace tracemerge

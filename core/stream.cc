@@ -1,0 +1,70 @@
+#include "stream.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace tracemerge {
+
+SourceStream::SourceStream(std::string path, uint32_t arrival, uint64_t max_bytes, bool inflate_later,
+                           ByteBuffer buffer, uint64_t size_hint)
+    : inflate_later_(inflate_later) {
+  in_.path = std::move(path);
+  in_.arrival = arrival;
+  in_.max_bytes_ = max_bytes;
+  const uint64_t want = std::min(size_hint, max_bytes) + kPad;
+  // A spare buffer too small, or much too large, goes: kept, it would only
+  // add to the peak (in wasm's heap, which never shrinks, most of all).
+  in_.data.swap(buffer);
+  if (in_.data.capacity() < want || in_.data.capacity() - want > want / 8) in_.data.Free();
+  in_.data.clear();
+  in_.data.reserve(want);
+}
+
+void SourceStream::Append(std::string_view bytes) {
+  in_.bytes_given += bytes.size();
+  if (decided_) return Take(bytes);
+  pending_.append(bytes);  // a chunk may be 1 byte: wait for the 2-byte gzip magic
+  if (pending_.size() < 2) return;
+  decided_ = true;
+  gz_ = LooksGzipped(pending_);
+  if (gz_) in_.inflater_ = std::make_unique<Inflater>(in_.max_bytes_);
+  std::string first;
+  first.swap(pending_);
+  Take(first);
+}
+
+void SourceStream::Take(std::string_view bytes) {
+  if (gz_) {
+    if (inflate_later_) in_.compressed_.append(bytes);
+    else in_.inflater_->Feed(bytes, in_.data);
+    return;
+  }
+  if (over_limit_) return;
+  if (in_.data.size() + bytes.size() > in_.max_bytes_) {
+    over_limit_ = true;
+    bytes = bytes.substr(0, in_.max_bytes_ - in_.data.size());
+    in_.warnings.push_back({Code::kTooLarge, in_.path, in_.max_bytes_,
+                            "file is larger than the limit of " + std::to_string(in_.max_bytes_) +
+                                " bytes; kept the first part"});
+  }
+  in_.data.append(bytes);
+}
+
+SourceBytes SourceStream::End() && {
+  if (!decided_) in_.data.append(pending_);
+  return std::move(in_);
+}
+
+void SourceBytes::Inflate() {
+  if (inflater_) {
+    inflater_->Feed(compressed_, data);
+    std::string().swap(compressed_);
+    Diagnostic d;
+    if (!inflater_->Finish(&d)) warnings.push_back({d.code, path, d.offset, d.message + " (compressed offset)"});
+    inflater_.reset();
+  }
+  size = data.size();
+  std::memset(data.Extend(kPad), ' ', kPad);
+}
+
+}  // namespace tracemerge
