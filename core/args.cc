@@ -1,6 +1,5 @@
 #include "args.h"
 
-#include "stages.h"
 #include "numbers.h"
 
 namespace tracemerge {
@@ -122,38 +121,6 @@ Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
 std::string DefaultOutputName(const Report& r, bool gzip) {
   int64_t end_ns = r.window_bounded && r.window_end_ns != INT64_MAX ? r.window_end_ns : r.last_end_ns;
   return std::to_string(end_ns / 1000) + "_merged_timeline.json" + (gzip ? ".gz" : "");
-}
-
-namespace {
-std::string Str(std::string_view s) { return "\"" + JsonEscape(s) + "\""; }
-const char* Bool(bool b) { return b ? "true" : "false"; }
-}  // namespace
-
-std::string ArgsJson(const Args& a, const Status& status) {
-  std::string paths;
-  for (const std::string& p : a.paths) paths += (paths.empty() ? "" : ",") + Str(p);
-  return std::string("{\"error\":") + (status.ok() ? "null" : Str(status.message)) +
-         ",\"help\":" + Bool(a.help) + ",\"version\":" + Bool(a.version) + ",\"quiet\":" + Bool(a.quiet) +
-         ",\"output\":" + Str(a.output) + ",\"report\":" + Str(a.report_path) + ",\"gzip\":" +
-         Bool(a.options.gzip) + ",\"scan\":" + Bool(a.options.scan_only) +
-         ",\"memoryBudgetGiven\":" + Bool(a.options.memory_budget != UINT64_MAX) + ",\"paths\":[" + paths + "],\"usage\":" + Str(kUsage) +
-         ",\"version_text\":" + Str(std::string("tracemerge ") + kVersion) + "}";
-}
-
-std::string ResultJson(const Report& r, bool gzip) {
-  std::string fatal = "null";
-  if (r.fatal)
-    fatal = "{\"code\":" + Str(CodeName(r.fatal->code)) + ",\"message\":" + Str(r.fatal->message) +
-            ",\"file\":" + Str(r.fatal->file) + ",\"offset\":" + std::to_string(r.fatal->offset) + "}";
-  return "{\"fatal\":" + fatal + ",\"summary\":" + Str(r.Summary()) + ",\"outputName\":" +
-         Str(DefaultOutputName(r, gzip)) + ",\"eventsWritten\":" + std::to_string(r.events_written) +
-         ",\"bytesWritten\":" + std::to_string(r.bytes_written) + ",\"report\":" + r.ToJson() + "}";
-}
-
-std::string ClassifyJson(std::string_view path, std::string_view raw_head) {
-  Classification c = ClassifyRaw(path, raw_head);
-  return "{\"kind\":" + Str(KindName(c.kind)) + ",\"node\":" + Str(c.node) + ",\"reason\":" + Str(c.reason) +
-         ",\"quiet\":" + Bool(c.quiet) + "}";
 }
 
 }  // namespace tracemerge

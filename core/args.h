@@ -28,12 +28,4 @@ Status ParseArgs(const std::vector<std::string>& args, Args* out);
 // "<end_us>_merged_timeline.json[.gz]" — the reference's default name.
 std::string DefaultOutputName(const Report& report, bool gzip);
 
-// For the JS glue: the parsed command line, and a merge's outcome, as JSON.
-//   ArgsJson → {"error":null,"help":false,…,"output":"m.json","paths":["job/"],"gzip":false}
-//   ResultJson → {"fatal":null|{code,message,file,offset},"summary":"…","outputName":"…","report":{…}}
-std::string ArgsJson(const Args& args, const Status& status);
-std::string ResultJson(const Report& report, bool gzip);
-//   ClassifyJson("a/x.pb", bytes) → {"kind":"skipped","node":"","reason":"protobuf file, not a trace","quiet":true}
-std::string ClassifyJson(std::string_view path, std::string_view raw_head);
-
 }  // namespace tracemerge

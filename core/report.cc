@@ -28,6 +28,7 @@ const char* CodeName(Code code) {
     case Code::kIo: return "IO";
     case Code::kCancelled: return "CANCELLED";
     case Code::kOutOfMemory: return "OUT_OF_MEMORY";
+    case Code::kAbort: return "ABORT";
   }
   return "?";
 }

@@ -28,8 +28,12 @@ enum class Code {
   kIo,             // a file could not be read or written
   kCancelled,      // the caller cancelled the merge (progress callback returned false)
   kOutOfMemory,    // the wasm heap is exhausted (set by the JS glue after an abort)
+  kAbort,          // the wasm module stopped for another reason (set by the JS glue)
+  kLast = kAbort,  // (not a code: the last one, for lists of them)
 };
 
+// "TRUNCATED", "BAD_JSON", … — the enumerator's name in capitals, words
+// separated by '_' (wasm/CMakeLists.txt writes tracemerge.d.ts's codes so).
 const char* CodeName(Code code);
 
 struct Diagnostic {

@@ -2,6 +2,7 @@
 // as views that JS copies at once (the heap may grow later), results as JSON.
 // No exceptions cross the boundary; errors are data in the result.
 #include <emscripten/bind.h>
+#include <emscripten/em_asm.h>
 #include <emscripten/val.h>
 
 #include <cstdio>
@@ -11,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "args.h"
+#include "api_json.h"
 #include "merger.h"
 
 using emscripten::val;
@@ -19,11 +20,14 @@ namespace tmg = tracemerge;
 
 namespace {
 
-// Without exceptions a failed allocation aborts silently; say why first, so
-// the JS glue can report OUT_OF_MEMORY instead of a bare abort.
+// Without exceptions a failed allocation (operator new, ByteBuffer's realloc)
+// aborts; first it tells the JS glue (the module's onOutOfMemory, set by
+// loadCore), which then reports OUT_OF_MEMORY instead of a bare abort.
 const bool kNewHandlerInstalled = [] {
   std::set_new_handler([] {
-    std::fputs("tracemerge: OUT_OF_MEMORY\n", stderr);
+    EM_ASM({
+      if (Module['onOutOfMemory']) Module['onOutOfMemory']();
+    });
     std::abort();
   });
   return true;
@@ -119,8 +123,11 @@ class JsMerger {
       on_chunk(val(emscripten::typed_memory_view(c.size(), reinterpret_cast<const uint8_t*>(c.data()))));
     });
     std::vector<char>().swap(buf_);
+    report_json_ = report.ToJson();
     return tmg::ResultJson(report, args_.options.gzip);
   }
+  // The last merge's report as the core writes it (the CLIs' --report file).
+  std::string reportJson() const { return report_json_; }
 
  private:
   tmg::Args args_;
@@ -129,15 +136,47 @@ class JsMerger {
   std::vector<char> buf_;
   tmg::ByteBuffer export_;
   std::string export_tail_;
+  std::string report_json_;
   val on_progress_;
 };
 
 std::string ClassifyJson(const std::string& path, val head) { return tmg::ClassifyJson(path, Bytes(head)); }
 
+std::vector<std::string> Strings(val array) { return emscripten::vecFromJSArray<std::string>(array); }
+
 std::string ParseArgsJson(val argv) {
   tmg::Args args;
-  tmg::Status s = tmg::ParseArgs(emscripten::vecFromJSArray<std::string>(argv), &args);
+  tmg::Status s = tmg::ParseArgs(Strings(argv), &args);
   return tmg::ArgsJson(args, s);
+}
+
+// The CLI driver (core/driver.h) for tracemerge-cli.mjs. target: 0 missing,
+// 1 regular file, 2 folder, 3 other (a device, a pipe).
+std::string CliStartJson(val argv) { return tmg::CliStartJson(Strings(argv)); }
+std::string NameFolderJson(const std::string& root, val relative) {
+  return tmg::NameFolderJson(root, Strings(relative));
+}
+std::string NameFileJs(const std::string& arg) { return tmg::NameFile(arg); }
+std::string PlanOutputJson(val argv, bool first_is_dir, int target, double pid) {
+  return tmg::PlanOutputJson(Strings(argv), first_is_dir, static_cast<tmg::TargetKind>(target), static_cast<long>(pid));
+}
+std::string FinalNameJs(val argv, bool first_is_dir, int target, double pid, const std::string& default_name) {
+  return tmg::FinalNameJs(Strings(argv), first_is_dir, static_cast<tmg::TargetKind>(target), static_cast<long>(pid),
+                          default_name);
+}
+std::string FinishJson(val argv, bool fatal, const std::string& summary, bool write_failed, bool first_is_dir,
+                       int target, double pid, const std::string& final_name) {
+  return tmg::FinishJson(Strings(argv), fatal, summary, write_failed, first_is_dir,
+                         static_cast<tmg::TargetKind>(target), static_cast<long>(pid), final_name);
+}
+std::string CliErrorJs(const std::string& message) { return tmg::CliError(message); }
+
+// Every error code's name, in the order of core/status.h (for tracemerge.d.ts's test).
+val ErrorCodes() {
+  val names = val::array();
+  for (int c = 0; c <= static_cast<int>(tmg::Code::kLast); c++)
+    names.call<void>("push", std::string(tmg::CodeName(static_cast<tmg::Code>(c))));
+  return names;
 }
 
 }  // namespace
@@ -154,8 +193,17 @@ EMSCRIPTEN_BINDINGS(tracemerge) {
       .function("reserveArrival", &JsMerger::reserveArrival)
       .function("doneReading", &JsMerger::doneReading)
       .function("importSource", &JsMerger::importSource)
-      .function("merge", &JsMerger::merge);
+      .function("merge", &JsMerger::merge)
+      .function("reportJson", &JsMerger::reportJson);
   emscripten::function("parseArgs", &ParseArgsJson);
+  emscripten::function("cliStart", &CliStartJson);
+  emscripten::function("nameFolder", &NameFolderJson);
+  emscripten::function("nameFile", &NameFileJs);
+  emscripten::function("planOutput", &PlanOutputJson);
+  emscripten::function("finalName", &FinalNameJs);
+  emscripten::function("finishCli", &FinishJson);
+  emscripten::function("cliError", &CliErrorJs);
+  emscripten::function("errorCodes", &ErrorCodes);
   emscripten::function("classify", &ClassifyJson);
   emscripten::function("gzipSizeHint", &JsMerger::gzipSizeHint);
   emscripten::constant("version", std::string(tmg::kVersion));

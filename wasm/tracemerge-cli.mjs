@@ -1,14 +1,15 @@
 #!/usr/bin/env node
-// The native CLI's twin on the wasm core: same flags (parsed by the same C++),
-// same folder walk and source names, byte-identical output.
+// The native CLI's twin on the wasm core: the same flags, folder names, output
+// plan, messages and exit status (all from the core's driver, core/driver.h),
+// byte-identical output; this file does only the I/O.
 //   node build/wasm/tracemerge-cli.mjs [merge] [options] PATH...
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createMerger, loadCore, TraceMergeError } from './tracemerge.mjs';
 
-// Folders are walked like a dropped folder: "<folder name>/<relative path>", sorted.
-function collect(arg, inputs, errors) {
+// A folder is walked recursively; the core (core/driver.h) names and orders its files.
+function collect(core, arg, inputs, errors) {
   let st;
   try {
     st = fs.statSync(arg);
@@ -16,26 +17,26 @@ function collect(arg, inputs, errors) {
     errors.push(`${arg}: no such file or folder`);
     return;
   }
-  if (st.isDirectory()) {
-    const label = path.basename(path.resolve(arg)) || path.resolve(arg);
-    const found = [];
-    const walk = (dir, rel) => {
-      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-        const full = path.join(dir, e.name);
-        const r = rel ? `${rel}/${e.name}` : e.name;
-        if (e.isDirectory()) walk(full, r);
-        else if (e.isFile()) found.push({ disk: full, name: `${label}/${r}` });
-      }
-    };
-    walk(arg, '');
-    // Byte order, as the native CLI's std::sort on std::string.
-    found.sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
-    inputs.push(...found);
-  } else {
-    let name = arg.split(path.sep).join('/');
-    while (name.startsWith('./')) name = name.slice(2);
-    inputs.push({ disk: arg, name });
+  if (!st.isDirectory()) {
+    inputs.push({ disk: arg, name: core.nameFile(arg.split(path.sep).join('/')) });
+    return;
   }
+  const relative = [];
+  const walk = (dir, rel) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(path.join(dir, e.name), r);
+      else if (e.isFile()) relative.push(r);
+    }
+  };
+  walk(arg, '');
+  for (const f of JSON.parse(core.nameFolder(fs.realpathSync(arg), relative))) inputs.push({ disk: path.join(arg, f.relative), name: f.name });
+}
+
+// What a path is now, for the output plan: 0 missing, 1 a file, 2 a folder, 3 a device or a pipe.
+function targetKind(p) {
+  const st = p ? fs.statSync(p, { throwIfNoEntry: false }) : undefined;
+  return st === undefined ? 0 : st.isFile() ? 1 : st.isDirectory() ? 2 : 3;
 }
 
 // What the file of `size` bytes inflates to (a gzip's last 4 bytes say), so that its buffer is allocated once.
@@ -68,23 +69,17 @@ function writeSome(fd, bytes, off) {
 
 async function main(argv) {
   const core = await loadCore();
-  const args = JSON.parse(core.parseArgs(argv));
-  if (args.error) {
-    process.stderr.write(`tracemerge: ${args.error}\n\n${args.usage}`);
-    return 2;
-  }
-  if (args.help) return process.stdout.write(args.usage), 0;
-  if (args.version) return process.stdout.write(`${args.version_text}\n`), 0;
-  if (!args.paths.length) {
-    process.stderr.write(`tracemerge: no input: give files or folders\n\n${args.usage}`);
-    return 2;
-  }
+  const start = JSON.parse(core.cliStart(argv));
+  process.stdout.write(start.out);
+  process.stderr.write(start.err);
+  if (start.exit >= 0) return start.exit;
+  const { args } = start;
   const inputs = [];
   const errors = [];
-  for (const p of args.paths) collect(p, inputs, errors);
-  for (const e of errors) process.stderr.write(`tracemerge: ${e}\n`);
+  for (const p of args.paths) collect(core, p, inputs, errors);
+  for (const e of errors) process.stderr.write(core.cliError(e));
   if (!inputs.length) {
-    process.stderr.write('tracemerge: no input files found\n');
+    process.stderr.write(core.cliError('no input files found'));
     return 1;
   }
 
@@ -96,7 +91,7 @@ async function main(argv) {
     try {
       fs.accessSync(input.disk, fs.constants.R_OK);
     } catch (e) {
-      process.stderr.write(`tracemerge: ${input.disk}: ${e.message}\n`);
+      process.stderr.write(core.cliError(`${input.disk}: ${e.message}`));
       continue;
     }
     const size = fs.statSync(input.disk).size;
@@ -104,32 +99,30 @@ async function main(argv) {
   }
   await merger.settle();
 
-  if (args.scan) {  // describe the job, write nothing
-    const { result } = merger.merge();
-    process.stdout.write(result.summary);
-    return result.fatal ? 1 : 0;
-  }
+  const firstIsDir = targetKind(args.paths[0]) === 2;
+  const target = targetKind(args.output !== '-' ? args.output : '');
+  // The end of the run (what to print, the exit status), by the core's rules.
+  const finish = (result, writeFailed, finalName = '') => {
+    const end = JSON.parse(core.finishCli(argv, !!result.fatal, result.summary, writeFailed, firstIsDir, target,
+                                          process.pid, finalName));
+    process.stdout.write(end.out);
+    process.stderr.write(end.err);
+    return end.exit;
+  };
+  if (args.scan) return finish(merger.merge().result, false);  // describe the job only
 
-  const toStdout = args.output === '-';
-  let dir = '.';
-  if (args.output && !toStdout) dir = path.dirname(args.output);
-  else if (!args.output && fs.statSync(args.paths[0], { throwIfNoEntry: false })?.isDirectory()) dir = args.paths[0];
-  // A device or a pipe (-o /dev/null, a FIFO) is written in place: renaming a
-  // temporary file over it would replace the device with a regular file.
-  const target = args.output && !toStdout ? fs.statSync(args.output, { throwIfNoEntry: false }) : undefined;
-  const inPlace = target !== undefined && !target.isFile() && !target.isDirectory();
-  const tmp = inPlace ? args.output : path.join(dir, `.tracemerge-${process.pid}.tmp`);
+  const plan = JSON.parse(core.planOutput(argv, firstIsDir, target, process.pid));
   let fd;
   try {
-    fd = toStdout ? 1 : fs.openSync(tmp, 'w');
+    fd = plan.toStdout ? 1 : fs.openSync(plan.tmp, 'w');
   } catch (e) {
-    process.stderr.write(`tracemerge: cannot write in ${dir}: ${e.message}\n`);
+    process.stderr.write(core.cliError(`cannot write in ${plan.dir}: ${e.message}`));
     return 1;
   }
   let writeFailed = false;
   const tRead = performance.now();
   let tFirst = 0;
-  const { result } = merger.merge({
+  const { result, reportText } = merger.merge({
     onView: (bytes) => {  // written before the call returns: no copy needed
       tFirst ||= performance.now();
       try {
@@ -139,7 +132,7 @@ async function main(argv) {
       }
     },
   });
-  if (!toStdout) fs.closeSync(fd);
+  if (!plan.toStdout) fs.closeSync(fd);
   // For scripts/bench.sh: the wasm heaps only grow; heapPeak bounds what both held at once.
   if (process.env.TRACEMERGE_STATS) {
     const secs = (a, b) => ((b - a) / 1000).toFixed(3);
@@ -147,31 +140,33 @@ async function main(argv) {
     process.stderr.write(`phase-seconds read+parse ${secs(t0, tRead)} plan ${secs(tRead, tFirst || tEnd)} ` +
                          `write ${secs(tFirst || tEnd, tEnd)}\nwasm-heap-bytes ${merger.heapPeak}\n`);
   }
+  const renamed = !plan.toStdout && !plan.inPlace;
   if (result.fatal || writeFailed) {
-    if (!toStdout && !inPlace) fs.rmSync(tmp, { force: true });
-    process.stderr.write(result.summary);
-    if (writeFailed) process.stderr.write('tracemerge: writing the output failed\n');
-    return 1;
+    if (renamed) fs.rmSync(plan.tmp, { force: true });
+    return finish(result, writeFailed);
   }
-  const finalName = args.output || path.join(dir, result.outputName);
-  if (!toStdout && !inPlace) {
+  const finalName = core.finalName(argv, firstIsDir, target, process.pid, result.outputName);
+  if (renamed) {
     try {
       // A file of that name goes first: renamed over, ext4 would write out
       // the new one's blocks before the rename returns (auto_da_alloc).
-      if (fs.statSync(finalName, { throwIfNoEntry: false })?.isFile()) fs.rmSync(finalName);
-      fs.renameSync(tmp, finalName);
+      if (targetKind(finalName) === 1) fs.rmSync(finalName);
+      fs.renameSync(plan.tmp, finalName);
     } catch (e) {
-      process.stderr.write(`tracemerge: cannot create ${finalName}: ${e.message}\n`);
-      fs.rmSync(tmp, { force: true });
+      process.stderr.write(core.cliError(`cannot create ${finalName}: ${e.message}`));
+      fs.rmSync(plan.tmp, { force: true });
       return 1;
     }
   }
-  if (args.report) fs.writeFileSync(args.report, `${JSON.stringify(result.report)}\n`);
-  if (!args.quiet) {
-    process.stderr.write(result.summary);
-    if (!toStdout) process.stderr.write(`wrote ${finalName}\n`);
+  if (args.report) {
+    try {
+      fs.writeFileSync(args.report, `${reportText}\n`);
+    } catch {
+      process.stderr.write(core.cliError(`cannot write report ${args.report}`));
+      return 1;
+    }
   }
-  return 0;
+  return finish(result, false, finalName);
 }
 
 main(process.argv.slice(2)).then(

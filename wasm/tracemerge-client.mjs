@@ -37,7 +37,7 @@ export class MergeClient {
   }
 
   async merge(files, options = {}, { onProgress } = {}) {
-    if (this.pending) throw Object.assign(new Error('a merge is already running'), { code: 'BUSY' });
+    if (this.pending) throw Object.assign(new Error('a merge is already running'), { code: 'USAGE' });
     const worker = await this.ensureWorker();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {

@@ -32,12 +32,16 @@ export async function loadCore(factory) {
     const create = factory ?? (await import('./tracemerge-core.mjs')).default;
     let aborted = null;
     let lastError = '';
+    let outOfMemory = false;
     const core = await create({
       print: () => {},
       printErr: (text) => { lastError = String(text); },
       onAbort: (what) => { aborted = `${lastError} ${what ?? ''}`.trim(); },
+      // Called by the core's allocation-failure handler (wasm/bindings.cc) just before it aborts.
+      onOutOfMemory: () => { outOfMemory = true; },
     });
     core.abortReason = () => aborted ?? lastError;
+    core.outOfMemory = () => outOfMemory;
     return core;
   };
   if (factory) return load();
@@ -393,8 +397,9 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
       // The view points into the wasm heap, which may move: copy it at once.
       const copy = onView ?? ((view) => (onChunk ? onChunk(view.slice()) : chunks.push(view.slice())));
       const json = guard(() => m.merge(copy));
+      const reportText = m.reportJson();  // (as the core writes it: a --report file)
       this.delete();
-      return { chunks, result: JSON.parse(json) };
+      return { chunks, result: JSON.parse(json), reportText };
     },
     delete() {
       if (alive) m.delete();
@@ -412,7 +417,8 @@ function wrapAbort(core, e, bytesRead) {
   if (e instanceof TraceMergeError) return e;
   const reason = core.abortReason?.() ?? String(e?.message ?? e);
   resetCore();
-  const oom = /OUT_OF_MEMORY|Cannot enlarge memory|out of memory/i.test(reason) || e instanceof RangeError;
+  // The core said so (an allocation failed), or JS could not allocate a buffer.
+  const oom = core.outOfMemory?.() || e instanceof RangeError;
   return new TraceMergeError({
     code: oom ? 'OUT_OF_MEMORY' : 'ABORT',
     message: oom

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "args.h"
+#include "driver.h"
 #include "merger.h"
 #include "serial_worker.h"
 #include "store.h"
@@ -60,30 +61,38 @@ struct Input {
   std::string name;       // what the merge calls it (relative, '/'-separated)
 };
 
-// A folder "a/b/job" yields "job/framework/…" names, like a dropped folder.
+// A folder is walked recursively; the driver names and orders its files.
 void Collect(const std::string& arg, std::vector<Input>* inputs, std::vector<std::string>* errors) {
   std::error_code ec;
   fs::path p(arg);
   if (fs::is_directory(p, ec)) {
-    fs::path root = fs::weakly_canonical(p, ec);
-    std::string label = root.filename().string();
-    if (label.empty()) label = root.string();
-    std::vector<Input> found;
+    std::vector<std::string> relative;
     for (auto it = fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (!it->is_regular_file(ec)) continue;
-      found.push_back({it->path().string(), label + "/" + fs::relative(it->path(), p, ec).generic_string()});
+      if (it->is_regular_file(ec)) relative.push_back(fs::relative(it->path(), p, ec).generic_string());
     }
     if (ec) errors->push_back(arg + ": " + ec.message());
-    std::sort(found.begin(), found.end(), [](auto& a, auto& b) { return a.name < b.name; });
-    inputs->insert(inputs->end(), found.begin(), found.end());
+    for (FolderFile& f : NameFolderFiles(fs::weakly_canonical(p, ec).string(), std::move(relative)))
+      inputs->push_back({(p / f.relative).string(), std::move(f.name)});
   } else if (fs::exists(p, ec)) {
-    std::string name = p.generic_string();
-    while (name.rfind("./", 0) == 0) name = name.substr(2);
-    inputs->push_back({arg, name});
+    inputs->push_back({arg, NameFile(p.generic_string())});
   } else {
     errors->push_back(arg + ": no such file or folder");
   }
+}
+
+bool WriteWhole(const std::string& path, const std::string& text) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return false;
+  const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  return std::fclose(f) == 0 && wrote;
+}
+
+TargetKind KindOf(const std::string& path) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (!fs::exists(st)) return TargetKind::kMissing;
+  return fs::is_regular_file(st) ? TargetKind::kRegular : fs::is_directory(st) ? TargetKind::kDirectory : TargetKind::kOther;
 }
 
 }  // namespace
@@ -98,33 +107,22 @@ int main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, INT_MAX);
   mallopt(M_ARENA_MAX, 1);
 #endif
-  Args args;
-  if (Status s = ParseArgs(std::vector<std::string>(argv + 1, argv + argc), &args); !s.ok()) {
-    std::cerr << "tracemerge: " << s.message << "\n\n" << kUsage;
-    return 2;
+  CliStart start = StartCli(std::vector<std::string>(argv + 1, argv + argc));
+  if (start.exit >= 0) {
+    std::cout << start.out;
+    std::cerr << start.err;
+    return start.exit;
   }
-  if (args.help) {
-    std::cout << kUsage;
-    return 0;
-  }
-  if (args.version) {
-    std::cout << "tracemerge " << kVersion << "\n";
-    return 0;
-  }
-  if (args.paths.empty()) {
-    std::cerr << "tracemerge: no input: give files or folders\n\n" << kUsage;
-    return 2;
-  }
+  const Args& args = start.args;
   const Options& opt = args.options;
-  const std::string& output = args.output;
   const std::vector<std::string>& paths = args.paths;
 
   std::vector<Input> inputs;
   std::vector<std::string> errors;
   for (const std::string& p : paths) Collect(p, &inputs, &errors);
-  for (const std::string& e : errors) std::cerr << "tracemerge: " << e << "\n";
+  for (const std::string& e : errors) std::cerr << CliError(e);
   if (inputs.empty()) {
-    std::cerr << "tracemerge: no input files found\n";
+    std::cerr << CliError("no input files found");
     return 1;
   }
 
@@ -139,7 +137,7 @@ int main(int argc, char** argv) {
     std::string error;
     merge_opt.store = FileStore::Create(&error);
     if (!merge_opt.store) {
-      std::cerr << "tracemerge: " << error << "\n";
+      std::cerr << CliError(error);
       return 1;
     }
   }
@@ -159,7 +157,7 @@ int main(int argc, char** argv) {
   for (const Input& in : inputs) {
     FILE* f = std::fopen(in.disk_path.c_str(), "rb");
     if (!f) {
-      std::cerr << "tracemerge: " << in.disk_path << ": " << std::strerror(errno) << "\n";
+      std::cerr << CliError(in.disk_path + ": " + std::strerror(errno));
       continue;
     }
     uint64_t hint = 0;
@@ -185,32 +183,20 @@ int main(int argc, char** argv) {
     files_done++;
   }
 
-  if (opt.scan_only) {  // describe the job, write nothing
-    Report report = merger.Merge([](std::string_view) {});
-    line.Clear();
-    std::cout << report.Summary();
-    return report.fatal ? 1 : 0;
-  }
-
-  // Write to a temporary file next to the target, then rename: the name
-  // carries the window end, known only after the merge.
-  std::string dir = ".";
-  if (!output.empty() && output != "-") {
-    dir = fs::path(output).parent_path().string();
-    if (dir.empty()) dir = ".";
-  } else if (output.empty() && fs::is_directory(paths[0])) {
-    dir = paths[0];
-  }
-  const bool to_stdout = output == "-";
-  // A device or a pipe (-o /dev/null, a FIFO) is written in place: renaming a
-  // temporary file over it would replace the device with a regular file.
   std::error_code ec;
-  const fs::file_status target = output.empty() || to_stdout ? fs::file_status() : fs::status(output, ec);
-  const bool in_place = fs::exists(target) && !fs::is_regular_file(target) && !fs::is_directory(target);
-  std::string tmp = in_place ? output : dir + "/.tracemerge-" + std::to_string(getpid()) + ".tmp";
-  FILE* out = to_stdout ? stdout : std::fopen(tmp.c_str(), "wb");
+  const OutputFilePlan plan = PlanOutputFile(args, fs::is_directory(paths[0], ec), KindOf(args.output), getpid());
+  auto finish = [&](const Report& report, bool write_failed, const std::string& final_name) {
+    line.Clear();
+    const CliEnd end = FinishCli(args, report.fatal.has_value(), report.Summary(), write_failed, plan, final_name);
+    std::cout << end.out;
+    std::cerr << end.err;
+    return end.exit;
+  };
+  if (opt.scan_only) return finish(merger.Merge([](std::string_view) {}), false, "");  // describe the job only
+
+  FILE* out = plan.to_stdout ? stdout : std::fopen(plan.tmp.c_str(), "wb");
   if (!out) {
-    std::cerr << "tracemerge: cannot write in " << dir << ": " << std::strerror(errno) << "\n";
+    std::cerr << CliError("cannot write in " + plan.dir + ": " + std::strerror(errno));
     return 1;
   }
   // The output is written on a second thread, so that the kernel's copy of it
@@ -229,37 +215,24 @@ int main(int argc, char** argv) {
   if (stats)
     std::fprintf(stderr, "phase-seconds read+parse %.3f plan %.3f write %.3f\n", t_read, t_first - t_read,
                  since() - t_first);
-  line.Clear();
-  if (!to_stdout && std::fclose(out) != 0) write_failed = true;
+  if (!plan.to_stdout && std::fclose(out) != 0) write_failed = true;
+  const bool renamed = !plan.to_stdout && !plan.in_place;
   if (report.fatal || write_failed) {
-    if (!to_stdout && !in_place) std::remove(tmp.c_str());
-    std::cerr << report.Summary();
-    if (write_failed) std::cerr << "tracemerge: writing the output failed\n";
-    return 1;
+    if (renamed) std::remove(plan.tmp.c_str());
+    return finish(report, write_failed, "");
   }
-  std::string final_name = output;
-  if (output.empty()) final_name = dir + "/" + DefaultOutputName(report, opt.gzip);
+  const std::string final_name = FinalOutputName(args, plan, DefaultOutputName(report, opt.gzip));
   // A file of that name goes first: renamed over, ext4 would write out the
   // new one's blocks before rename() returns (auto_da_alloc), ~0.06 s per 200 MB.
-  if (!to_stdout && !in_place && fs::is_regular_file(final_name, ec)) std::remove(final_name.c_str());
-  if (!to_stdout && !in_place && std::rename(tmp.c_str(), final_name.c_str()) != 0) {
-    std::cerr << "tracemerge: cannot create " << final_name << ": " << std::strerror(errno) << "\n";
-    std::remove(tmp.c_str());
+  if (renamed && fs::is_regular_file(final_name, ec)) std::remove(final_name.c_str());
+  if (renamed && std::rename(plan.tmp.c_str(), final_name.c_str()) != 0) {
+    std::cerr << CliError("cannot create " + final_name + ": " + std::strerror(errno));
+    std::remove(plan.tmp.c_str());
     return 1;
   }
-  if (!args.report_path.empty()) {
-    FILE* r = std::fopen(args.report_path.c_str(), "wb");
-    std::string json = report.ToJson() + "\n";
-    if (!r || std::fwrite(json.data(), 1, json.size(), r) != json.size()) {
-      std::cerr << "tracemerge: cannot write report " << args.report_path << "\n";
-      if (r) std::fclose(r);
-      return 1;
-    }
-    std::fclose(r);
+  if (!args.report_path.empty() && !WriteWhole(args.report_path, report.ToJson() + "\n")) {
+    std::cerr << CliError("cannot write report " + args.report_path);
+    return 1;
   }
-  if (!args.quiet) {
-    std::cerr << report.Summary();
-    if (!to_stdout) std::cerr << "wrote " << final_name << "\n";
-  }
-  return 0;
+  return finish(report, false, final_name);
 }

@@ -88,6 +88,7 @@ test('out of memory becomes OUT_OF_MEMORY with the bytes read, and the next merg
   await assert.rejects(
     mergeFiles([{ name: 'a.json', data }, { name: 'b.json', data }], { memoryMb: 4096 }, { core, output: 'chunks' }),
     (e) => e.code === 'OUT_OF_MEMORY' && e.bytesRead > 0 && /out of memory after reading \d+ bytes/.test(e.message));
+  assert.equal(core.outOfMemory(), true, "the core's allocation-failure handler said so (not a guess from stderr)");
   const fresh = await loadCore(small);
   const { report } = await mergeFiles(readTree(MERGE_TRACES), {}, { core: fresh, output: 'chunks' });
   assert.equal(report.events, 706);
@@ -161,4 +162,13 @@ test('merge({ onView }) sees the same bytes as onChunk, without copies', async (
   assert.ok(sameBuffer);
   assert.ok(views.length > 0);
   assert.ok(concat(views).equals(concat(copies)));
+});
+
+test("tracemerge.d.ts's ErrorCode lists the core's codes, in status.h's order", async () => {
+  const core = await loadCore();
+  const dts = fs.readFileSync(path.join(WASM, 'tracemerge.d.ts'), 'utf8');
+  const union = dts.match(/export type ErrorCode = ([^;]+);/)[1];
+  const listed = [...union.matchAll(/'([A-Z_]+)'/g)].map((m) => m[1]);
+  assert.deepEqual(listed, core.errorCodes());
+  assert.ok(listed.includes('NOT_A_TRACE') && listed.includes('OUT_OF_MEMORY'));
 });

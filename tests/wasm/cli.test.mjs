@@ -26,9 +26,14 @@ test('the whole real corpus merged together: wasm and native bytes are identical
   assert.ok(wasm.stdout.equals(native.stdout), 'real corpus: outputs differ');
 });
 
-test('same exit codes, default name, gzip and summary as the native CLI', () => {
-  for (const args of [[], ['--bogus'], ['--unit', 'hours', 'x'], [path.join(CORPUS, 'nope')]]) {
-    assert.equal(run(NODE_CLI, args).status, run(NATIVE_CLI, args).status, args.join(' '));
+test('same exit codes, messages, default name, gzip, scan and report as the native CLI', () => {
+  const job = path.join(CORPUS, 'smdebug/tests/profiler/resources/merge_traces');
+  for (const args of [[], ['--bogus'], ['--unit', 'hours', 'x'], [path.join(CORPUS, 'nope')], ['--help'], ['--version'],
+    [job, '--scan'], [job, '--scan', '--unit', 'step', '--start', '2', '--end', '77']]) {
+    const node = run(NODE_CLI, args), native = run(NATIVE_CLI, args);
+    assert.equal(node.status, native.status, args.join(' '));
+    assert.equal(node.stdout.toString(), native.stdout.toString(), `stdout of ${args.join(' ')}`);
+    assert.equal(node.stderr.toString(), native.stderr.toString(), `stderr of ${args.join(' ')}`);
   }
   const dir = tmpDir('cli');
   fs.cpSync(path.join(CORPUS, 'smdebug/tests/profiler/resources/merge_traces'), path.join(dir, 'job'), { recursive: true });
@@ -43,6 +48,11 @@ test('same exit codes, default name, gzip and summary as the native CLI', () => 
   assert.equal(run(NODE_CLI, [path.join(dir, 'job'), '-o', gz, '--quiet']).status, 0);
   assert.equal(run(NATIVE_CLI, [path.join(dir, 'job'), '-o', native, '--quiet']).status, 0);
   assert.ok(fs.readFileSync(gz).equals(fs.readFileSync(native)), 'gzip outputs differ');
+  for (const [cli, report] of [[NODE_CLI, 'node-report.json'], [NATIVE_CLI, 'native-report.json']])
+    assert.equal(run(cli, [path.join(dir, 'job'), '-o', '-', '--quiet', '--report', path.join(dir, report)]).status, 0);
+  const reportText = fs.readFileSync(path.join(dir, 'native-report.json'), 'utf8');
+  assert.match(reportText, /"sources":\[/);
+  assert.equal(fs.readFileSync(path.join(dir, 'node-report.json'), 'utf8'), reportText, '--report files differ');
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

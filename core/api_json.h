@@ -1,0 +1,37 @@
+// What the JS glue (wasm/bindings.cc) gets from the core, as JSON: the parsed
+// command line, the CLI driver's answers, a merge's outcome, a file's kind.
+//
+//   ArgsJson → {"error":null,"help":false,…,"output":"m.json","paths":["job/"],"gzip":false}
+//   ResultJson → {"fatal":null|{code,message,file,offset},"summary":"…","outputName":"…","report":{…}}
+//   ClassifyJson("a/x.pb", bytes) → {"kind":"skipped","node":"","reason":"protobuf file, not a trace","quiet":true}
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "args.h"
+#include "driver.h"
+
+namespace tracemerge {
+
+std::string ArgsJson(const Args& args, const Status& status);
+std::string ResultJson(const Report& report, bool gzip);
+std::string ClassifyJson(std::string_view path, std::string_view raw_head);
+
+// The CLI driver (driver.h) for wasm/tracemerge-cli.mjs:
+//   CliStartJson(argv) → {"exit":-1|0|2,"out":"…","err":"…","args":ArgsJson}
+std::string CliStartJson(const std::vector<std::string>& argv);
+//   NameFolderJson(root, ["b","a/x"]) → [{"relative":"a/x","name":"job/a/x"},…]
+std::string NameFolderJson(std::string_view root, std::vector<std::string> relative);
+//   PlanOutputJson(argv, …) → {"toStdout":false,"inPlace":false,"dir":"out","tmp":"out/.tracemerge-7.tmp"}
+std::string PlanOutputJson(const std::vector<std::string>& argv, bool first_is_dir, TargetKind target, long pid);
+//   FinalNameJs(argv, …, "1594_merged_timeline.json") → "job/1594_merged_timeline.json"
+std::string FinalNameJs(const std::vector<std::string>& argv, bool first_is_dir, TargetKind target, long pid,
+                        const std::string& default_name);
+//   FinishJson(argv, …) → {"exit":0,"out":"","err":"…wrote m.json\n"}
+std::string FinishJson(const std::vector<std::string>& argv, bool fatal, const std::string& summary,
+                       bool write_failed, bool first_is_dir, TargetKind target, long pid,
+                       const std::string& final_name);
+
+}  // namespace tracemerge

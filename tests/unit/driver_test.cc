@@ -1,0 +1,72 @@
+// The CLI driver (driver.h): what both CLIs print, how they name a folder's
+// files and where they write — the rules, without the I/O.
+#include "driver.h"
+
+#include <gtest/gtest.h>
+
+namespace tracemerge {
+namespace {
+
+TEST(Driver, StartEndsTheRunForHelpVersionUsageAndNoInput) {
+  EXPECT_EQ(StartCli({"--help"}).exit, 0);
+  EXPECT_EQ(StartCli({"--help"}).out, kUsage);
+  EXPECT_EQ(StartCli({"--version"}).out, std::string("tracemerge ") + kVersion + "\n");
+  const CliStart bad = StartCli({"--nope"});
+  EXPECT_EQ(bad.exit, 2);
+  EXPECT_EQ(bad.err, std::string("tracemerge: unknown option '--nope'\n\n") + kUsage);
+  EXPECT_EQ(StartCli({}).exit, 2);
+  EXPECT_EQ(StartCli({"merge", "--unit", "step"}).err.rfind("tracemerge: no input", 0), 0u);
+  const CliStart go = StartCli({"merge", "job/", "-o", "m.json"});
+  EXPECT_EQ(go.exit, -1);
+  EXPECT_EQ(go.args.paths, (std::vector<std::string>{"job/"}));
+}
+
+TEST(Driver, FolderFilesAreNamedAfterTheFolderInByteOrder) {
+  const auto files = NameFolderFiles("/data/job/", {"b.json", "a/x.json", "B.json", "a.json"});
+  std::vector<std::string> names;
+  for (auto& f : files) names.push_back(f.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"job/B.json", "job/a.json", "job/a/x.json", "job/b.json"}));
+  EXPECT_EQ(files[2].relative, "a/x.json");
+  EXPECT_EQ(NameFolderFiles("/", {"x"})[0].name, "//x");
+  EXPECT_EQ(NameFile("././r/rank-0.json"), "r/rank-0.json");
+}
+
+TEST(Driver, OutputPlanTemporaryFileInPlaceAndFinalName) {
+  Args a = StartCli({"job", "-o", "out/m.json"}).args;
+  OutputFilePlan p = PlanOutputFile(a, true, TargetKind::kMissing, 42);
+  EXPECT_EQ(p.dir, "out");
+  EXPECT_EQ(p.tmp, "out/.tracemerge-42.tmp");
+  EXPECT_FALSE(p.in_place || p.to_stdout);
+  EXPECT_EQ(FinalOutputName(a, p, "1_merged_timeline.json"), "out/m.json");
+  a = StartCli({"job"}).args;  // the default: in the first folder, named by the merge
+  p = PlanOutputFile(a, true, TargetKind::kMissing, 42);
+  EXPECT_EQ(p.dir, "job");
+  EXPECT_EQ(FinalOutputName(a, p, "1_merged_timeline.json"), "job/1_merged_timeline.json");
+  EXPECT_EQ(PlanOutputFile(StartCli({"x.json"}).args, false, TargetKind::kMissing, 1).dir, ".");
+  p = PlanOutputFile(StartCli({"job", "-o", "/dev/null"}).args, true, TargetKind::kOther, 1);
+  EXPECT_TRUE(p.in_place);
+  EXPECT_EQ(p.tmp, "/dev/null");
+  p = PlanOutputFile(StartCli({"job", "-o", "-"}).args, true, TargetKind::kMissing, 1);
+  EXPECT_TRUE(p.to_stdout);
+  EXPECT_EQ(p.tmp, "");
+}
+
+TEST(Driver, FinishPrintsTheSummaryAndSetsTheExitStatus) {
+  const Args a = StartCli({"job", "-o", "m.json"}).args;
+  const OutputFilePlan p = PlanOutputFile(a, true, TargetKind::kMissing, 1);
+  CliEnd e = FinishCli(a, false, "S\n", false, p, "m.json");
+  EXPECT_EQ(e.exit, 0);
+  EXPECT_EQ(e.err, "S\nwrote m.json\n");
+  e = FinishCli(a, true, "S\n", false, p, "");
+  EXPECT_EQ(e.exit, 1);
+  EXPECT_EQ(e.err, "S\n");
+  e = FinishCli(a, false, "S\n", true, p, "");
+  EXPECT_EQ(e.err, "S\ntracemerge: writing the output failed\n");
+  EXPECT_EQ(FinishCli(StartCli({"job", "--quiet"}).args, false, "S\n", false, p, "x").err, "");
+  e = FinishCli(StartCli({"job", "--scan"}).args, false, "S\n", false, p, "");
+  EXPECT_EQ(e.out, "S\n");
+  EXPECT_EQ(e.err, "");
+}
+
+}  // namespace
+}  // namespace tracemerge

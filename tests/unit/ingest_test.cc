@@ -1,0 +1,138 @@
+// The ingest stages alone: bytes in (stream.h), parse (parse.h), layout (layout.h).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "layout.h"
+#include "parse.h"
+#include "stream.h"
+#include "test_util.h"
+
+namespace tracemerge::test {
+namespace {
+
+SourceBytes Stream(const std::string& path, const std::string& bytes, size_t chunk, uint64_t limit = 1 << 20,
+                   bool later = false) {
+  SourceStream s(path, 7, limit, later, ByteBuffer(), bytes.size());
+  for (size_t at = 0; at < bytes.size(); at += chunk) s.Append(std::string_view(bytes).substr(at, chunk));
+  SourceBytes in = std::move(s).End();
+  in.Inflate();
+  return in;
+}
+
+ParsedSource Parse(const std::string& path, const std::string& text, unsigned kinds = kAllKinds) {
+  SourceBytes in = Stream(path, text, text.size() + 1);
+  EventParser parser;
+  ParseLimits limits;
+  limits.kinds = kinds;
+  return ParseSource(in, limits, parser, nullptr);
+}
+
+TEST(Stream, GzipOrNotInAnyChunksGivesTheSameBytes) {
+  const std::string text = R"({"traceEvents":[{"ph":"i","ts":1}]})";
+  const std::string gz = Gzip(text);
+  for (size_t chunk : {1, 2, 7, 1000}) {
+    for (bool later : {false, true}) {
+      for (const std::string* bytes : {&text, &gz}) {
+        SourceBytes in = Stream("a.json", *bytes, chunk, 1 << 20, later);
+        EXPECT_EQ(std::string(in.data.data(), in.size), text) << chunk;
+        EXPECT_EQ(in.bytes_given, bytes->size());
+        EXPECT_EQ(in.arrival, 7u);
+        EXPECT_TRUE(in.warnings.empty());
+        EXPECT_GE(in.data.size(), in.size + kPad) << "padded for the parsers";
+      }
+    }
+  }
+}
+
+TEST(Stream, OverTheLimitKeepsTheFirstPartWithAWarning) {
+  const std::string text(100, 'x');
+  for (const std::string& bytes : {text, Gzip(text)}) {
+    SourceBytes in = Stream("a.json", bytes, 9, 40);
+    EXPECT_EQ(in.size, 40u);
+    ASSERT_EQ(in.warnings.size(), 1u);
+    EXPECT_EQ(in.warnings[0].code, Code::kTooLarge);
+    EXPECT_EQ(in.warnings[0].file, "a.json");
+  }
+}
+
+TEST(Stream, ACutGzipKeepsWhatInflatedAndSaysWhere) {
+  std::string gz = Gzip(std::string(5000, 'a'));
+  gz.resize(gz.size() / 2);
+  SourceBytes in = Stream("a.json.gz", gz, 3);
+  ASSERT_EQ(in.warnings.size(), 1u);
+  EXPECT_EQ(in.warnings[0].code, Code::kTruncated);
+  EXPECT_NE(in.warnings[0].message.find("compressed offset"), std::string::npos);
+}
+
+TEST(Parse, EventsTablesAndMarksOfATrace) {
+  ParsedSource s = Parse("r/rank-0.json", R"({"traceEvents":[
+      {"ph":"M","name":"process_name","pid":7,"args":{"name":"trainer"}},
+      {"ph":"X","name":"ProfilerStep#3","ts":5,"dur":2,"pid":7,"tid":1},
+      {"ph":"b","cat":"c","id":"0x1","ts":6,"pid":7,"tid":1},
+      {"ph":"X","ts":"bad","pid":7,"tid":1}],"baseTimeNanoseconds":1000})");
+  EXPECT_TRUE(s.report.included);
+  EXPECT_EQ(s.report.kind, Kind::kOther);
+  EXPECT_EQ(s.report.events_read, 4u);
+  EXPECT_EQ(s.report.events_dropped, 1u);
+  EXPECT_EQ(s.report.metadata_merged, 1u);
+  ASSERT_EQ(s.events.size(), 2u);
+  EXPECT_EQ(s.events[0].ts, 5000);
+  EXPECT_EQ(s.events[0].dur, 2000);
+  EXPECT_EQ(s.procs.size(), 1u);
+  EXPECT_EQ(s.procs[0].name, "trainer");
+  EXPECT_EQ(s.profiler_steps, (Marks{{3, 0}}));
+  EXPECT_TRUE(s.has_pairs);
+  EXPECT_EQ(s.id_count, 1u);
+  EXPECT_EQ(s.base_time_ns, "1000");
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0].code, Code::kBadEvent);
+  EXPECT_EQ(s.warnings[0].file, "r/rank-0.json");
+}
+
+TEST(Parse, TooLongStringsAreTooLargeByTheParsersWordNotItsMessage) {
+  SourceBytes in = Stream("a.json", R"([{"ph":"i","ts":1,"name":")" + std::string(100, 'n') + R"("}])", 5);
+  EventParser parser;
+  parser.set_max_string(10);
+  ParsedSource s = ParseSource(in, ParseLimits(), parser, nullptr);
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0].code, Code::kTooLarge);
+  EXPECT_EQ(parser.error_kind(), ParseError::kStringTooLong);
+}
+
+TEST(Parse, SkippedFilteredAndMetricsSources) {
+  EXPECT_FALSE(Parse("p/x.pb", "\x08\x01").report.included);
+  EXPECT_EQ(Parse("a.json", "[]", KindBit(Kind::kSystem)).report.note, "filtered out (kind not selected)");
+  ParsedSource m = Parse("j/system/incremental/1/1591160699.algo-1.json",
+                         R"({"Name":"cpu0","Dimension":"CPUUtilization","Value":4.5,"NodeId":"algo-1","Timestamp":1591160699.5})"
+                         "\n{\"Name\":\"cpu0\",\"Dim");
+  EXPECT_EQ(m.report.kind, Kind::kSystem);
+  ASSERT_EQ(m.events.size(), 1u);
+  EXPECT_EQ(m.events[0].ts, 1591160699500000000);
+  EXPECT_EQ(m.report.events_dropped, 1u);  // the broken last line, a note
+  EXPECT_EQ(m.warnings[0].code, Code::kNote);
+}
+
+TEST(Layout, AnOutOfOrderSourceIsPutInTimeOrderUnlessPairsNeedItsFileOrder) {
+  for (bool pairs : {false, true}) {
+    const std::string e = pairs ? R"({"ph":"B","ts":30,"pid":1},{"ph":"E","ts":10,"pid":1},{"ph":"i","ts":20,"pid":1})"
+                                : R"({"ph":"i","ts":30,"pid":1},{"ph":"i","ts":10,"pid":1,"args":{"step_num":1}},{"ph":"i","ts":20,"pid":1})";
+    ParsedSource s = Parse("j/framework/pevents/1/1_n_pythontimeline.json", "[" + e + "]");
+    ByteBuffer input;
+    input.append("spare input");
+    Budget budget(UINT64_MAX, nullptr);
+    LayOut(s, input, budget);
+    std::vector<int64_t> ts;
+    for (const Event& ev : s.events) ts.push_back(ev.ts / 1000);
+    EXPECT_EQ(ts, pairs ? (std::vector<int64_t>{30, 10, 20}) : (std::vector<int64_t>{10, 20, 30}));
+    if (!pairs) {
+      EXPECT_EQ(s.step_marks, (Marks{{1, 0}})) << "marks follow their event";
+      EXPECT_NE(s.arena.view().substr(s.events[0].offset, s.events[0].length).find("step_num"), std::string::npos);
+    }
+    EXPECT_EQ(input.capacity(), 0u) << "the input buffer is recycled";
+    EXPECT_GT(budget.TakeSpare().capacity(), 0u);
+  }
+}
+
+}  // namespace
+}  // namespace tracemerge::test
