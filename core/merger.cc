@@ -183,7 +183,9 @@ Report Merger::Merge(const Sink& sink) {
   }
   if (!ok) return described();
 
-  const TrackPlan tracks = AssignTracks(job, m.opt.group);
+  TrackPlan tracks = AssignTracks(job, m.opt.group);
+  report.threads_out_of_lanes = static_cast<uint32_t>(tracks.warnings.size());
+  for (Diagnostic& d : tracks.warnings) warnings.push_back(std::move(d));
   const OutputOrder order = OrderOutput(job, tracks);
   report.last_end_ns = order.last_end_ns;
   if (order.order.size() == 0)

@@ -79,6 +79,7 @@ struct TrackPlan {
   std::vector<SourceTracks> sources;                                      // as job.sources
   std::vector<std::pair<uint32_t, std::string>> process_names;            // (pid, JSON-escaped name)
   std::vector<std::tuple<uint32_t, uint32_t, std::string>> thread_names;  // (pid, tid, name)
+  std::vector<Diagnostic> warnings;  // threads whose overlaps need more lanes than there are
 };
 // Output pids and tids (positive, below 2^31) for the processes and threads
 // with kept events: one process per (source, original pid) with group=source
@@ -93,8 +94,11 @@ struct LaneSlice {
   uint64_t canon;   // place in the canonical order: ties in time go by it
 };
 // The lane of each slice (0, 1, …; at most 254): slices of one lane nest or
-// follow each other. Returns the number of lanes used (≥ 1).
-size_t AssignLanes(const std::vector<LaneSlice>& slices, std::vector<uint8_t>* lanes);
+// follow each other whether read exactly, as Perfetto reads them or as JS
+// doubles (viewer_time.h). Returns the number of lanes used (≥ 1); *capped
+// when some slices had to share the last lane all the same.
+constexpr size_t kMaxLanes = 255;
+size_t AssignLanes(const std::vector<LaneSlice>& slices, std::vector<uint8_t>* lanes, bool* capped = nullptr);
 
 // ---- order (order.cc) ----------------------------------------------------------------------
 struct EventRef {

@@ -40,6 +40,7 @@ struct OutThread {
   std::vector<EventRef> slices;
   size_t lanes = 1;
   std::vector<uint32_t> tids;
+  bool capped = false;
 };
 
 }  // namespace
@@ -125,13 +126,18 @@ TrackPlan AssignTracks(Job& job, Group group) {
       slices.push_back({e.ts, e.dur, uint64_t{r.source} << 40 | r.index});
     }
     std::vector<uint8_t> lanes;
-    ot.lanes = AssignLanes(slices, &lanes);
+    ot.lanes = AssignLanes(slices, &lanes, &ot.capped);
     for (size_t k = 0; k < ot.slices.size(); k++) job.sources[ot.slices[k].source].events[ot.slices[k].index].lane = lanes[k];
     std::vector<EventRef>().swap(ot.slices);
   });
 
   std::map<uint32_t, TidAllocator> tids;
   for (OutThread& ot : out_threads) {
+    if (ot.capped)
+      plan.warnings.push_back({Code::kNote, "", 0,
+                               "thread \"" + ot.name + "\" has more than " + std::to_string(kMaxLanes) +
+                                   " slices overlapping at once; those beyond share its last lane, where a viewer "
+                                   "may stack them wrongly"});
     for (size_t l = 0; l < ot.lanes; l++) {
       const uint32_t tid = tids[ot.pid].Take(l == 0 && group == Group::kSource ? ot.tid_text : "");
       ot.tids.push_back(tid);

@@ -28,6 +28,7 @@
 #include "gzip.h"
 #include "merger.h"
 #include "simdjson.h"
+#include "viewer_check.h"
 
 namespace {
 
@@ -57,6 +58,17 @@ int64_t ReadI64(std::string_view* in) {
     in->remove_prefix(1);
   }
   return static_cast<int64_t>(v);
+}
+
+// Whether every ts and dur is one a viewer holds in int64 ns (|µs| < 9.2e15).
+bool AllTimesReadable(simdjson::dom::element doc) {
+  for (simdjson::dom::element e : doc["traceEvents"]) {
+    for (const char* key : {"ts", "dur"}) {
+      double v = 0;
+      if (!e[key].get_double().get(v) && !(v > -9e15 && v < 9e15)) return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -155,5 +167,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                            s.metadata_unused)
       Fail("events unaccounted for in", s.path);
   }
+  // Slices nest or follow each other on their tracks, however a viewer reads
+  // the times — unless a thread ran out of lanes (a note says so), or a time
+  // is beyond what a viewer computes with (its ns overflow 64 bits).
+  const tracemerge::test::Readings readings = tracemerge::test::CheckReadings(out);
+  if (r.threads_out_of_lanes == 0 && !readings.ok() && readings.error.empty() && AllTimesReadable(doc))
+    Fail("slices overlap as a viewer reads them:", readings.first);
   return 0;
 }

@@ -8,6 +8,7 @@
 
 #include "simdjson.h"
 #include "test_util.h"
+#include "viewer_check.h"
 
 namespace tracemerge::test {
 namespace {
@@ -126,4 +127,51 @@ TEST(RealCorpus, EverythingMergesNothingIsLost) {
   EXPECT_EQ(included, traces);
 }
 
+}  // namespace tracemerge::test
+
+namespace tracemerge::test {
+namespace {
+
+// What the viewers read holds together: no X slice partially overlaps
+// another on its track, exactly, as Perfetto reads it, or as JS doubles —
+// for every corpus file merged alone, for all merged at once, and for the
+// smdebug cases.
+void ExpectReadingsHold(const std::vector<Input>& inputs, const std::string& what, uint64_t* slices) {
+  const MergeResult r = MergeInputs(inputs, {});
+  if (r.report.fatal) return;
+  const Readings check = CheckReadings(r.output);
+  EXPECT_EQ(check.error, "") << what;
+  EXPECT_TRUE(check.ok()) << what << ": overlaps exact " << check.overlaps[0] << ", perfetto " << check.overlaps[1]
+                          << ", js " << check.overlaps[2] << "; first: " << check.first;
+  *slices += check.slices;
+}
+
+TEST(RealCorpus, SlicesNestOrFollowInEveryViewersReading) {
+  uint64_t slices = 0;
+  const std::vector<Input> inputs = ReadTree(Corpus("real"));
+  for (const Input& in : inputs) ExpectReadingsHold({in}, in.name, &slices);
+  ExpectReadingsHold(inputs, "the whole corpus", &slices);
+  for (const char* job : {"smdebug/tests/profiler/resources", "smdebug/constructed/combined_job", "smdebug/history"})
+    ExpectReadingsHold(ReadTree(Corpus(job)), job, &slices);
+  EXPECT_GT(slices, 300000u);
+}
+
+// The checker finds what it is for: slices that touch exactly at epoch
+// times overlap once Perfetto or JS rounds them.
+TEST(ViewerCheck, FindsOverlapsOnlyInTheReadingsThatHaveThem) {
+  const Readings exact = CheckReadings(R"({"traceEvents":[{"ph":"X","ts":0,"dur":10,"pid":1,"tid":1},
+                                                          {"ph":"X","ts":5,"dur":10,"pid":1,"tid":1}]})");
+  EXPECT_EQ(exact.overlaps[0], 1u);
+  EXPECT_EQ(exact.overlaps[1], 1u);
+  EXPECT_EQ(exact.overlaps[2], 1u);
+  // A ends exactly where B starts; read, A's end (its ts and dur rounded
+  // apart) lands past B's start.
+  const Readings rounded = CheckReadings(R"({"traceEvents":[
+      {"ph":"X","ts":1712195495406752.2,"dur":0.4,"pid":1,"tid":1},
+      {"ph":"X","ts":1712195495406752.6,"dur":1,"pid":1,"tid":1}]})");
+  EXPECT_EQ(rounded.overlaps[0], 0u);
+  EXPECT_EQ(rounded.overlaps[1] + rounded.overlaps[2], 2u) << rounded.first;
+}
+
+}  // namespace
 }  // namespace tracemerge::test

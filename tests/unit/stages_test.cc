@@ -143,11 +143,23 @@ TEST(Lanes, NestedAndFollowingShareALaneOverlapsMove) {
   EXPECT_EQ(lanes, (std::vector<uint8_t>{0, 0}));
 }
 
+// Slices that nest exactly but not once rounded go apart: A ends where B
+// starts; Perfetto and JS read A's end past B's start (ts and dur rounded
+// apart at epoch scale).
+TEST(Lanes, TouchingExactlyButOverlappingAsReadTakeTwoLanes) {
+  const int64_t a = 1712195495406752200, b = 1712195495406752600;
+  std::vector<uint8_t> lanes;
+  EXPECT_EQ(AssignLanes({{a, b - a, 0}, {b, 1000, 1}}, &lanes), 2u);
+  EXPECT_EQ(AssignLanes({{a - 200, 1000, 0}, {a + 800, 1000, 1}}, &lanes), 1u) << "whole µs are read exactly";
+}
+
 TEST(Lanes, AtMost255LanesAndEverySliceKeepsOne) {
   std::vector<LaneSlice> slices;
   for (int k = 0; k < 400; k++) slices.push_back({k, 1000, static_cast<uint64_t>(k)});
   std::vector<uint8_t> lanes;
-  EXPECT_EQ(AssignLanes(slices, &lanes), 255u);
+  bool capped = false;
+  EXPECT_EQ(AssignLanes(slices, &lanes, &capped), 255u);
+  EXPECT_TRUE(capped);
   EXPECT_EQ(lanes.size(), 400u);
   EXPECT_EQ(lanes[399], 254);
 }
