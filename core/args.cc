@@ -21,6 +21,9 @@ const char kUsage[] =
     "  --group source|phase one process per source (default) or per phase name\n"
     "  --offset PATH=US     shift a source's times by US µs (repeatable; PATH may be a\n"
     "                       file name, a path or a folder)\n"
+    "  --align clocks|steps move each host once: by the clock offset its collectives\n"
+    "                       show (always estimated: CLOCK_SKEW), or so that a step\n"
+    "                       they share starts together (--start's with --unit step)\n"
     "  --gzip               gzip the output (implied by a .gz output name)\n"
     "  --report FILE.json   also write the report as JSON\n"
     "  --max-file-mb N      per-file inflated size limit (default 4096)\n"
@@ -75,6 +78,9 @@ Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
     } else if (k == "--group") {
       if (!value()) return Usage("--group needs source or phase");
       if (Status s = ParseGroup(v, &o.group); !s.ok()) return s;
+    } else if (k == "--align") {
+      if (!value()) return Usage("--align needs clocks, steps or none");
+      if (Status s = ParseAlign(v, &o.align); !s.ok()) return s;
     } else if (k == "--only") {
       if (!value()) return Usage("--only needs a kind");
       auto kind = KindFromFilterName(v);

@@ -76,13 +76,7 @@ void ApplyClocks(Job& job, const std::vector<std::pair<std::string, int64_t>>& o
     if (!s.report.included) return;
     SourceReport& r = s.report;
     const int64_t base = TimeBase(s, job);
-    if (!r.absolute) {
-      r.time_base = "none: times stay relative";
-      if (!s.events.empty())
-        s.Warn(Code::kNoClock, 0,
-               "no absolute time base (no smdebug header, TF .metadata sidecar or baseTimeNanoseconds); "
-               "times stay relative — give an offset to align it");
-    }
+    if (!r.absolute) r.time_base = "none: times stay relative";  // (align.cc places it, and says so)
     for (auto& [pattern, us] : offsets_us)
       if (PathMatches(s.path, pattern)) r.offset_us = us;
     const int64_t shift = MicrosToNs(r.offset_us);

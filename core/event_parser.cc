@@ -347,9 +347,15 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
           out->AppendPadded(raw);
           out->push_back(':');
           if (!r.Value(2, &tok)) return false;
-          if (akey == "name") f->arg_name = Unquote(tok);
-          else if (akey == "start_time_since_epoch_in_micros") f->arg_start_time = tok;
-          else if (akey == "step_num") f->arg_step_num = tok;
+          switch (akey.size()) {  // (by length first: most keys are none of these)
+            case 3: if (akey == "Seq") f->arg_seq = tok; break;
+            case 4: if (akey == "name") f->arg_name = Unquote(tok); break;
+            case 6: if (akey == "labels") f->arg_labels = Unquote(tok); break;
+            case 8: if (akey == "step_num") f->arg_step_num = tok; break;
+            case 15: if (akey == "Collective name") f->arg_collective = tok; break;
+            case 18: if (akey == "Process Group Name") f->arg_group = tok; break;
+            case 32: if (akey == "start_time_since_epoch_in_micros") f->arg_start_time = tok; break;
+          }
           return true;
         });
       case Field::kId2:  // {"global": x} ids are renumbered, {"local": x} stay per process

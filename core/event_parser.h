@@ -30,6 +30,11 @@ struct EventFields {
   std::string_view arg_name;        // args.name (process_name/thread_name), unquoted
   std::string_view arg_start_time;  // args.start_time_since_epoch_in_micros (smdebug)
   std::string_view arg_step_num;    // args.step_num (smdebug pythontimeline)
+  std::string_view arg_labels;      // args.labels (Kineto's process_labels: "GPU 1"), unquoted
+  // Kineto's collectives (record_param_comms, NCCL kernels): raw tokens.
+  std::string_view arg_collective;  // args["Collective name"]
+  std::string_view arg_seq;         // args.Seq
+  std::string_view arg_group;       // args["Process Group Name"]
   int64_t dur_ns = -1;              // dur parsed; -1 when absent, negative or not a number
 };
 

@@ -154,6 +154,7 @@ Classification Classify(std::string_view path, std::string_view head) {
   }
   c.kind = Kind::kOther;
   c.node = FileLabel(base);
+  c.earlier_output = EndsWith(base, "_merged_timeline.json") || EndsWith(base, "_merged_timeline.json.gz");
   return c;
 }
 

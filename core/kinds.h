@@ -38,6 +38,7 @@ struct Classification {
   std::string node;    // node / host / file label used in track names
   std::string reason;  // why it was skipped
   bool quiet = false;  // skipped as expected (.pb, python_stats): a note, not a warning
+  bool earlier_output = false;  // named as the reference writes its merged output (*_merged_timeline.json)
 };
 
 // `head` is the first bytes of the (inflated) content.

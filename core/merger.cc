@@ -7,6 +7,7 @@
 #include <deque>
 #include <optional>
 
+#include "align.h"
 #include "layout.h"
 #include "parse.h"
 #include "serial_worker.h"
@@ -29,6 +30,16 @@ Status ParseGroup(std::string_view s, Group* out) {
   else return Status::Error(Code::kUsage, "group must be 'source' or 'phase', not '" + std::string(s) + "'");
   return {};
 }
+
+Status ParseAlign(std::string_view s, Align* out) {
+  if (s == "none") *out = Align::kNone;
+  else if (s == "clocks") *out = Align::kClocks;
+  else if (s == "steps") *out = Align::kSteps;
+  else return Status::Error(Code::kUsage, "align must be 'clocks', 'steps' or 'none', not '" + std::string(s) + "'");
+  return {};
+}
+
+const char* AlignName(Align a) { return a == Align::kClocks ? "clocks" : a == Align::kSteps ? "steps" : "none"; }
 
 uint64_t GzipSizeHint(std::string_view head, std::string_view tail4, uint64_t file_size) {
   if (!LooksGzipped(head) || tail4.size() != 4) return file_size;
@@ -108,10 +119,11 @@ Merger::Merger(Options options) : impl_(new Impl(std::move(options))) {
 }
 Merger::~Merger() = default;
 
-void Merger::BeginSource(std::string path, uint64_t size_hint) {
+void Merger::BeginSource(std::string path, uint64_t size_hint, bool in_folder) {
   Impl& m = *impl_;
   m.open.emplace(std::move(path), m.next_arrival++, m.opt.max_inflated_bytes, m.opt.parse_in_background,
                  m.budget.TakeSpare(), size_hint);
+  m.open->SetInFolder(in_folder);
   m.exportable = nullptr;
 }
 
@@ -143,7 +155,10 @@ Report Merger::Merge(const Sink& sink) {
   m.exportable = nullptr;
   Job job = JoinSources(std::move(m.sources), m.Threads());
   ApplyClocks(job, m.opt.offsets_us);
+  std::vector<Diagnostic> job_notes;
+  AlignSources(job, m.opt, &report, &job_notes);
   std::vector<Diagnostic> warnings = TakeWarnings(job);
+  for (Diagnostic& d : job_notes) warnings.push_back(std::move(d));
   const JobShape shape = DescribeJob(job);
   report.job_start_ns = shape.start_ns;
   report.job_end_ns = shape.end_ns;

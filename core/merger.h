@@ -32,6 +32,9 @@ struct Progress {
   uint64_t done = 0, total = 0;
 };
 enum class Group { kSource, kPhase };
+// --align: move sources once, so that they line up — by their collectives
+// (each host's clock shifted by its estimate) or by a step they share.
+enum class Align { kNone, kClocks, kSteps };
 
 // Where output templates go when a job outgrows memory (Options.memory_budget).
 // Each source's templates are appended once, in pieces, right after the source
@@ -55,6 +58,7 @@ struct Options {
   // Manual clock offsets in µs, by path: exact path, a folder prefix, or a
   // path suffix ("rank-1.json") selects sources.
   std::vector<std::pair<std::string, int64_t>> offsets_us;
+  Align align = Align::kNone;
   bool gzip = false;
   uint64_t max_inflated_bytes = uint64_t{4} << 30;  // per file
   int max_depth = 256;                              // JSON nesting per event
@@ -86,9 +90,11 @@ struct Options {
   bool scan_only = false;
 };
 
-// Parses "--only" style names and "time"/"step", "source"/"phase".
+// Parses "--only" style names and "time"/"step", "source"/"phase", "clocks"/"steps"/"none".
 Status ParseUnit(std::string_view s, Unit* out);
 Status ParseGroup(std::string_view s, Group* out);
+Status ParseAlign(std::string_view s, Align* out);
+const char* AlignName(Align a);  // "none", "clocks", "steps"
 
 struct SourceReport {
   std::string path;
@@ -107,6 +113,18 @@ struct SourceReport {
   std::string time_base;        // how ts became absolute Unix µs
   bool absolute = false;        // false: relative times (NO_CLOCK)
   int64_t offset_us = 0;        // manual offset applied
+  // The clock check (align.h): the shift that lines this source's clock up
+  // with the reference's, from the ends of collectives both took part in.
+  bool clock_known = false;
+  int64_t clock_shift_ns = 0;   // add to its times to line up with the reference
+  int64_t clock_spread_ns = 0;  // median absolute deviation of the end differences
+  uint32_t clock_anchors = 0;
+  std::string clock_reference;  // the reference source's path
+  std::string clock_from;       // what the anchors were ("NCCL kernels", …), or the host it shares
+  // Moves beyond its time base and --offset, each recorded:
+  int64_t aligned_ns = 0;  // by --align (clocks or steps)
+  int64_t placed_ns = 0;   // a clockless source placed at the job's start (or a relative job moved to 0)
+  std::string label;       // how its tracks are named when the trace says ("rank 3 · host-b")
 };
 
 struct Report {
@@ -114,6 +132,8 @@ struct Report {
   int64_t window_start_ns = 0, window_end_ns = 0;  // resolved window (absolute)
   bool window_bounded = false;
   std::optional<int64_t> start_step, end_step;
+  Align align = Align::kNone;
+  std::optional<int64_t> align_step;  // the step that --align steps lined up
   std::vector<SourceReport> sources;
   std::vector<Diagnostic> warnings;  // soft problems and notes, file + offset
   uint64_t events_written = 0;
@@ -143,8 +163,11 @@ class Merger {
 
   // Streams one source in chunks of any size (gzip is inflated as it comes).
   // size_hint: the expected (inflated) size, if known, so that the buffer is
-  // allocated once; see GzipSizeHint().
-  void BeginSource(std::string path, uint64_t size_hint = 0);
+  // allocated once; see GzipSizeHint(). in_folder: found in a folder walk (a
+  // dropped folder), not named by itself — an earlier merge's output found so
+  // is skipped (merged again, it would count its events twice); named by
+  // itself it is merged, with a note.
+  void BeginSource(std::string path, uint64_t size_hint = 0, bool in_folder = false);
   void AppendChunk(std::string_view bytes);
   void EndSource();
   void AddSource(std::string path, std::string_view bytes) {

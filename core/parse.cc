@@ -32,6 +32,7 @@ class SourceParser {
     if (ticker_) ticker_->Tick("parse", at, size_);
   }
   uint64_t Event(Span span, bool open_end);
+  void AddAnchor(uint32_t event, char ph, const EventFields& f);
   void Add(Span span, const EventFields& f, size_t mark);
   uint32_t ProcIndex(std::string_view pid);
   uint32_t ThreadIndex(uint32_t proc, std::string_view tid);
@@ -61,7 +62,7 @@ uint32_t SourceParser::ProcIndex(std::string_view pid) {
   uint32_t& seen = Seen(proc_seen_, pid);
   if (seen < s_.procs.size() && s_.procs[seen].pid_text == pid) return seen;
   auto [it, added] = proc_ix_.try_emplace(std::string(pid), static_cast<uint32_t>(s_.procs.size()));
-  if (added) s_.procs.push_back({std::string(pid), ""});
+  if (added) s_.procs.push_back({std::string(pid), "", ""});
   return seen = it->second;
 }
 
@@ -89,8 +90,12 @@ bool SourceParser::Trace(int max_depth) {
     }
     s_.Warn(d.code, d.offset, d.message);
   }
-  if (ok && !top.base_time_ns.empty()) s_.base_time_ns = std::string(Trim(top.base_time_ns));
-  return ok;
+  if (!ok) return false;
+  if (!top.base_time_ns.empty()) s_.base_time_ns = std::string(Trim(top.base_time_ns));
+  if (auto rank = ParseScaled(FieldOf(top.distributed_info, "rank"), 1); rank && *rank >= 0) s_.rank = *rank;
+  if (!top.host_name.empty() && top.host_name.front() == '"') s_.host = std::string(Unquote(Trim(top.host_name)));
+  s_.merged_output = top.tracemerge_output;
+  return true;
 }
 
 // open_end: the event's length is not known yet (sp.length is ignored) — one
@@ -169,6 +174,7 @@ void SourceParser::Add(Span sp, const EventFields& f, size_t mark) {
     r.metadata_merged++;
     return;
   }
+  if (ph == 'M' && f.name == "process_labels") s_.procs[proc].labels = std::string(f.arg_labels);  // (and carried)
   const uint32_t thread = ThreadIndex(proc, Unquote(f.tid));
   if (ph == 'M' && f.name == "thread_name") {
     s_.threads[thread].name = std::string(f.arg_name);
@@ -212,10 +218,32 @@ void SourceParser::Add(Span sp, const EventFields& f, size_t mark) {
   if (f.name.substr(0, kProfilerStep.size()) == kProfilerStep) {
     if (auto step = ParseScaled(f.name.substr(kProfilerStep.size()), 1)) s_.profiler_steps.push_back({*step, idx});
   }
+  if (ph == 'X' || ph == 'B') AddAnchor(idx, ph, f);
   cut.keep = true;
   s_.has_pairs |= ph == 'B' || ph == 'E' || IsPairPhase(ph);
   if (e.has_ts) (e.based ? s_.based_events : s_.relative_events) = true;
   s_.events.push_back(e);
+}
+
+// Collectives, for the clock check (align.h). Kineto's carry their group and
+// sequence number when PyTorch records them; else they match by name and
+// place. Horovod's ops match by name and tensor (its pid's name, resolved later).
+void SourceParser::AddAnchor(uint32_t event, char ph, const EventFields& f) {
+  auto starts = [&](std::string_view prefix) { return f.name.substr(0, prefix.size()) == prefix; };
+  Anchor a;
+  a.event = event;
+  if (ph == 'X' && (starts("ncclDevKernel_") || starts("ncclKernel_"))) a.tier = AnchorTier::kKernel;
+  else if (ph == 'X' && (f.name == "record_param_comms" || starts("nccl:"))) a.tier = AnchorTier::kHostOp;
+  else if (ph == 'B' && (s_.cls.kind == Kind::kHorovod || s_.have_header) &&
+           (f.name == "ALLREDUCE" || f.name == "ALLGATHER" || f.name == "BROADCAST" || f.name == "ALLTOALL" ||
+            f.name == "REDUCESCATTER"))
+    a.tier = AnchorTier::kHorovod;
+  else
+    return;
+  a.key = std::string(Unquote(f.arg_group)) + '\x1f' +
+          std::string(f.arg_collective.empty() ? f.name : Unquote(f.arg_collective));
+  if (!f.arg_seq.empty()) a.key += "\x1fseq " + std::string(Unquote(f.arg_seq));
+  s_.anchors.push_back(std::move(a));
 }
 
 void SourceParser::Metrics() {
@@ -266,6 +294,28 @@ void SourceParser::Metrics() {
   });
 }
 
+// Found in a folder, an earlier merge's output would count its events twice.
+void SkipEarlierOutput(Classification& c, const std::string& whose) {
+  c.kind = Kind::kSkipped;
+  c.quiet = true;
+  c.reason = "an earlier merge's output (" + whose + "); merged again it would count its events twice "
+             "(name it by itself to merge it anyway)";
+}
+
+// What is left of a source whose events are not merged: its report and warnings.
+ParsedSource Dropped(ParsedSource s) {
+  ParsedSource d;
+  d.path = std::move(s.path);
+  d.arrival = s.arrival;
+  d.cls = std::move(s.cls);
+  d.report = std::move(s.report);
+  d.warnings = std::move(s.warnings);
+  d.report.events_read = 0;
+  d.report.events_dropped = 0;
+  d.report.metadata_merged = 0;
+  return d;
+}
+
 }  // namespace
 
 ParsedSource ParseSource(SourceBytes& in, const ParseLimits& limits, EventParser& parser, Ticker* ticker) {
@@ -278,6 +328,7 @@ ParsedSource ParseSource(SourceBytes& in, const ParseLimits& limits, EventParser
   r.bytes = in.bytes_given;
   r.inflated_bytes = in.size;
   s.cls = Classify(s.path, std::string_view(in.data.data(), std::min<uint64_t>(in.size, 4096)));
+  if (s.cls.earlier_output && in.in_folder) SkipEarlierOutput(s.cls, "named *_merged_timeline.json as tracemerge and smdebug name theirs");
   r.kind = s.cls.kind;
   r.node = s.cls.node;
   if (s.cls.kind == Kind::kSkipped) {
@@ -306,6 +357,20 @@ ParsedSource ParseSource(SourceBytes& in, const ParseLimits& limits, EventParser
     r.note = "not a trace";
   }
   s.id_count = p.ids();
+  if (s.merged_output || s.cls.earlier_output) {  // an earlier merge's output, found in a folder or named
+    if (in.in_folder) {
+      SkipEarlierOutput(s.cls, "tracemerge's metadata says so");
+      r.kind = s.cls.kind;
+      r.included = false;
+      r.note = "skipped: " + s.cls.reason;
+      s.Warn(Code::kSkipped, 0, r.note);
+      s = Dropped(std::move(s));
+    } else {
+      s.Warn(Code::kNote, 0,
+             "an earlier merge's output, merged because it was named: its events count again if its sources "
+             "are merged too");
+    }
+  }
   return s;
 }
 

@@ -20,6 +20,7 @@ const char* CodeName(Code code) {
     case Code::kTooLarge: return "TOO_LARGE";
     case Code::kTooDeep: return "TOO_DEEP";
     case Code::kNoClock: return "NO_CLOCK";
+    case Code::kClockSkew: return "CLOCK_SKEW";
     case Code::kUnknownStep: return "UNKNOWN_STEP";
     case Code::kEmptyWindow: return "EMPTY_WINDOW";
     case Code::kSkipped: return "SKIPPED";
@@ -42,6 +43,9 @@ std::string Diagnostic::ToString() const {
 namespace {
 
 std::string Quote(std::string_view s) { return "\"" + JsonEscape(s) + "\""; }
+
+// "+1523.4 µs", "-3 µs"
+std::string Signed(int64_t ns) { return (ns > 0 ? "+" : "") + FormatMicros(ns) + " µs"; }
 
 std::string WindowText(const Report& r) {
   if (!r.window_bounded) return "everything";
@@ -81,7 +85,13 @@ std::string Report::Summary() const {
     if (src.metadata_unused) s += ", " + std::to_string(src.metadata_unused) + " metadata of empty processes left out";
     s += "\n    time base: " + src.time_base;
     if (src.offset_us) s += ", offset " + std::to_string(src.offset_us) + " µs";
+    if (src.aligned_ns) s += ", aligned by --align " + std::string(AlignName(align)) + " " + Signed(src.aligned_ns);
+    if (src.placed_ns) s += ", placed " + Signed(src.placed_ns);
     s += "\n";
+    if (src.clock_known && src.clock_anchors > 0 && src.clock_reference != src.path)
+      s += "    clock check: " + Signed(src.clock_shift_ns) + " to line up with " + src.clock_reference + " (" +
+           std::to_string(src.clock_anchors) + " " + src.clock_from + ", spread " + FormatMicros(src.clock_spread_ns) +
+           " µs)\n";
   }
   std::map<Code, size_t> counts;
   for (const Diagnostic& d : warnings) counts[d.code]++;
@@ -107,7 +117,9 @@ std::string Report::ToJson() const {
     if (start_step) s += "\"start_step\":" + std::to_string(*start_step) + ",";
     if (end_step) s += "\"end_step\":" + std::to_string(*end_step) + ",";
   }
-  s += "\"text\":" + Quote(WindowText(*this)) + "},\"events\":" + std::to_string(events_written) + ",\"job\":{";
+  s += "\"text\":" + Quote(WindowText(*this)) + "},\"align\":" + Quote(AlignName(align));
+  if (align_step) s += ",\"align_step\":" + std::to_string(*align_step);
+  s += ",\"events\":" + std::to_string(events_written) + ",\"job\":{";
   if (job_start_ns <= job_end_ns)
     s += "\"start_us\":" + FormatMicros(job_start_ns) + ",\"end_us\":" + FormatMicros(job_end_ns) + ",";
   s += "\"steps_from\":" + Quote(steps.empty() ? "" : steps_from) + ",\"steps\":[";
@@ -127,7 +139,14 @@ std::string Report::ToJson() const {
          ",\"metadata_merged\":" + std::to_string(r.metadata_merged) +
          ",\"metadata_unused\":" + std::to_string(r.metadata_unused) + ",\"time_base\":" + Quote(r.time_base) +
          ",\"absolute\":" + (r.absolute ? "true" : "false") + ",\"offset_us\":" + std::to_string(r.offset_us) +
-         "}";
+         ",\"aligned_us\":" + FormatMicros(r.aligned_ns) + ",\"placed_us\":" + FormatMicros(r.placed_ns) + ",\"clock\":";
+    if (!r.clock_known) s += "null";
+    else
+      s += "{\"shift_us\":" + FormatMicros(r.clock_shift_ns) + ",\"spread_us\":" + FormatMicros(r.clock_spread_ns) +
+           ",\"anchors\":" + std::to_string(r.clock_anchors) + ",\"from\":" + Quote(r.clock_from) +
+           ",\"reference\":" + Quote(r.clock_reference) + "}";
+    if (!r.label.empty()) s += ",\"label\":" + Quote(r.label);
+    s += "}";
   }
   s += "],\n\"warnings\":[";
   first = true;

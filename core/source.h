@@ -25,6 +25,7 @@ namespace tracemerge {
 struct Proc {  // one original pid of one source
   std::string pid_text;  // original pid as written ("" when absent)
   std::string name;      // from process_name metadata (JSON-escaped text)
+  std::string labels;    // from process_labels metadata (Kineto: "GPU 1", "CPU")
 };
 
 struct Thread {  // one original (pid, tid) of one source
@@ -60,6 +61,19 @@ inline int64_t Duration(const Event& e) { return IsPairPhase(e.ph) ? 0 : e.dur; 
 
 using Marks = std::vector<std::pair<int64_t, uint32_t>>;  // (step, event)
 
+// An event that ends at nearly the same instant on every rank that takes
+// part: a collective (align.h matches them across sources).
+enum class AnchorTier : uint8_t {
+  kKernel,    // an NCCL/RCCL kernel on a GPU stream (ncclDevKernel_*, ncclKernel_*)
+  kHorovod,   // a Horovod op (ALLREDUCE, …) in an smdebug or raw Horovod timeline; ends at its E
+  kHostOp,    // Kineto's record_param_comms / nccl:* on the CPU (they end when launched: rougher)
+};
+struct Anchor {
+  uint32_t event = 0;
+  AnchorTier tier = AnchorTier::kKernel;
+  std::string key;  // what names the collective across ranks (group, name, Seq when given)
+};
+
 struct ParsedSource {
   std::string path;
   uint32_t arrival = 0;  // order among sources of the same path
@@ -74,6 +88,10 @@ struct ParsedSource {
   uint64_t id_count = 0;      // distinct flow/async ids (output id = base + local number)
   std::string base_time_ns;   // Kineto's baseTimeNanoseconds, as written
   Marks step_marks, profiler_steps;  // pythontimeline step_num / ProfilerStep#N
+  std::vector<Anchor> anchors;       // collectives, in file order
+  int64_t rank = -1;                 // Kineto's distributedInfo.rank (-1: not said)
+  std::string host;                  // Kineto's host_name (JSON-escaped text)
+  bool merged_output = false;        // an earlier merge's output (its metadata says tracemerge)
   bool has_pairs = false;            // B/E, b/e or S/F events
   bool based_events = false, relative_events = false;  // has_ts events with based set / not
   bool have_header = false;  // smdebug clock header seen

@@ -2,6 +2,7 @@
 // products before it to its own; Merger::Merge() (merger.cc) calls them:
 //
 //   parsed sources ─ JoinSources ─→ Job ─ ApplyClocks ─→ Job (absolute times)
+//     ─ AlignSources (align.h) ─→ Job (clocks checked; moved by --align; clockless placed)
 //     ─ DescribeJob ─→ JobShape ─ ResolveWindow ─→ Window ─ ApplyWindow ─→ Job (keep)
 //     ─ AssignTracks ─→ TrackPlan (+ lanes) ─ OrderOutput ─→ OutputOrder ─ WriteOutput ─→ sink
 //
@@ -38,7 +39,8 @@ std::vector<Diagnostic> TakeWarnings(Job& job);
 // Every included source's times made absolute Unix ns: its time base (smdebug
 // header, TF sidecar, Kineto baseTimeNanoseconds, or Unix µs already) plus its
 // manual offset (by path: PathMatches). A source with no time base stays
-// relative, with a NO_CLOCK warning. Sets report.time_base, absolute, offset_us.
+// relative (align.h then places it and warns NO_CLOCK). Sets
+// report.time_base, absolute, offset_us.
 //   {ts 5 µs, baseTimeNanoseconds 1e18} → ts 1e18 + 5000 ns
 void ApplyClocks(Job& job, const std::vector<std::pair<std::string, int64_t>>& offsets_us);
 

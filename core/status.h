@@ -20,6 +20,7 @@ enum class Code {
   kTooLarge,       // an input exceeds a configured limit
   kTooDeep,        // nesting deeper than the limit
   kNoClock,        // a source has no absolute time base; its times stay relative
+  kClockSkew,      // collectives show that two sources' clocks disagree
   kUnknownStep,    // a step window names a step no source has
   kEmptyWindow,    // nothing falls in the window
   kSkipped,        // a file that is not a trace (.pb, python_stats, ...) was skipped

@@ -29,6 +29,7 @@ struct SourceBytes {
   ByteBuffer data;           // the (inflated) bytes, kPad of padding after them once Inflate() ran
   uint64_t size = 0;         // of data, without the padding
   uint64_t bytes_given = 0;  // as they came (compressed, if gzipped)
+  bool in_folder = false;    // found in a folder walk, not named by itself (Merger::BeginSource)
   std::vector<Diagnostic> warnings;  // TOO_LARGE, BAD_GZIP, TRUNCATED (of the compressed stream)
 
   // Inflates what waits compressed (on whichever thread parses the source),
@@ -50,6 +51,7 @@ class SourceStream {
   SourceStream(std::string path, uint32_t arrival, uint64_t max_bytes, bool inflate_later, ByteBuffer buffer,
                uint64_t size_hint);
   void Append(std::string_view bytes);
+  void SetInFolder(bool in_folder) { in_.in_folder = in_folder; }
   SourceBytes End() &&;
 
  private:

@@ -6,6 +6,8 @@
 #endif
 #include <string>
 
+#include "numbers.h"
+
 namespace tracemerge {
 namespace {
 
@@ -289,7 +291,11 @@ bool ScanTrace(std::string_view d, const ScanLimits& limits, TopLevel* top,
                         "file ends inside top-level field \"" + std::string(key) + "\""});
       break;
     }
-    if (key == "baseTimeNanoseconds") top->base_time_ns = d.substr(i, end - i);
+    const std::string_view value = d.substr(i, end - i);
+    if (key == "baseTimeNanoseconds") top->base_time_ns = value;
+    else if (key == "distributedInfo") top->distributed_info = value;
+    else if (key == "host_name") top->host_name = value;
+    else if (key == "metadata") top->tracemerge_output |= !FieldOf(value, "tracemerge").empty();
     if (end == i && i < d.size()) end++;  // a stray byte: step over it (not past the end)
     i = end;
   }
@@ -298,6 +304,26 @@ bool ScanTrace(std::string_view d, const ScanLimits& limits, TopLevel* top,
     return false;
   }
   return true;
+}
+
+std::string_view FieldOf(std::string_view d, std::string_view want) {
+  uint64_t i = SkipSpace(d, 0);
+  if (i >= d.size() || d[i] != '{') return {};
+  for (i++;;) {
+    i = SkipSpace(d, i);
+    if (i < d.size() && d[i] == ',') i = SkipSpace(d, i + 1);
+    if (i >= d.size() || d[i] != '"') return {};
+    const uint64_t key_end = SkipString(d, i);
+    if (key_end == kNpos) return {};
+    const std::string_view key = d.substr(i + 1, key_end - i - 2);
+    i = SkipSpace(d, key_end);
+    if (i >= d.size() || d[i] != ':') return {};
+    i = SkipSpace(d, i + 1);
+    uint64_t end = 0;
+    if (SkipValue(d, i, 64, &end) != Skip::kOk || end <= i) return {};
+    if (key == want) return Trim(d.substr(i, end - i));
+    i = end;
+  }
 }
 
 void ScanLines(std::string_view d, const SpanCallback& on_line) {

@@ -26,7 +26,14 @@ struct TopLevel {
   bool is_object = false;          // {"traceEvents": …} rather than a bare array
   bool has_events = false;         // an event array was found
   std::string_view base_time_ns;   // raw token of "baseTimeNanoseconds", if any
+  std::string_view distributed_info;  // raw value of Kineto's "distributedInfo" (its rank)
+  std::string_view host_name;         // raw token of Kineto's "host_name"
+  bool tracemerge_output = false;     // "metadata" holds "tracemerge": an earlier merge's output
 };
+
+// The value of `key` among the top-level keys of the JSON object `object`
+// (raw text), or "" when it has none: FieldOf(R"({"rank": 3, "x": 1})", "rank") → "3".
+std::string_view FieldOf(std::string_view object, std::string_view key);
 
 struct ScanLimits {
   int max_depth = 256;

@@ -33,6 +33,22 @@ bool IsPlainId(std::string_view text) {
   return text.empty() || (v && *v > 0 && *v < INT32_MAX && std::to_string(*v) == text);
 }
 
+// "+1.523 ms", "-86400.5 s": a move, in the unit that reads best.
+std::string Moved(int64_t ns) {
+  const int64_t mag = ns < 0 ? -ns : ns;
+  const std::string sign = ns < 0 ? "-" : "+";
+  if (mag < 1000000) return sign + FormatMicros(mag) + " µs";
+  if (mag < 1000000000) return sign + FormatMicros(mag / 1000) + " ms";
+  return sign + FormatMicros(mag / 1000000) + " s";
+}
+
+// How a source's processes are named: "rank 3 · host-b" when the trace says
+// (Kineto's distributedInfo.rank, host_name), else "<node> · <kind>".
+std::string SourceLabel(const ParsedSource& s) {
+  if (s.rank < 0) return JsonEscape(s.cls.node) + " · " + KindName(s.cls.kind);
+  return "rank " + std::to_string(s.rank) + (s.host.empty() ? "" : " · " + s.host);
+}
+
 // One output thread (before lanes): its process, name, and kept X slices.
 struct OutThread {
   uint32_t pid;
@@ -76,13 +92,22 @@ TrackPlan AssignTracks(Job& job, Group group) {
     const bool joins = s.cls.kind != Kind::kOther;
     const std::string stream = joins ? std::string(KindName(s.cls.kind)) + '\x1f' + s.cls.node
                                      : "file\x1f" + std::to_string(si);
-    const std::string label = JsonEscape(s.cls.node) + " · " + KindName(s.cls.kind);
+    const std::string label = SourceLabel(s);
+    if (s.rank >= 0) job.sources[si].report.label = label;
+    // A move by --align or to place a clockless source shows in its names.
+    const int64_t moved = s.report.aligned_ns + s.report.placed_ns;
+    const std::string suffix = !moved ? std::string()
+                               : s.report.aligned_ns ? " (aligned " + Moved(moved) + ")"
+                                                     : " (placed " + Moved(moved) + ")";
+    std::map<std::string, int> names;  // Kineto names every GPU's process after its CPU process
+    for (const Proc& p : s.procs) names[p.name]++;
     out_thread[si].assign(s.threads.size(), kNone);
     for (uint32_t ti = 0; ti < s.threads.size(); ti++) {
       if (!thread_used[si][ti]) continue;
       const Thread& t = s.threads[ti];
       const Proc& p = s.procs[t.proc];
       std::string pname = !p.name.empty() ? p.name : "pid " + JsonEscape(p.pid_text.empty() ? "-" : p.pid_text);
+      if (!p.labels.empty()) pname = p.labels + (p.name.empty() || names[p.name] > 1 ? "" : " · " + p.name);
       if (s.cls.kind == Kind::kSystem) pname = "metrics";
       std::string pkey = group == Group::kSource ? stream + '\x1f' + p.pid_text : pname;
       auto [pit, new_pid] = pid_of.try_emplace(pkey, next_pid);
@@ -91,6 +116,7 @@ TrackPlan AssignTracks(Job& job, Group group) {
         if (group == Group::kSource) {
           full = label + " · " + pname;
           if (!p.name.empty() && !IsPlainId(p.pid_text)) full += " (pid " + JsonEscape(p.pid_text) + ")";
+          full += suffix;
         }
         plan.process_names.push_back({next_pid++, full});
       }

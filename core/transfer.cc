@@ -2,7 +2,7 @@
 // little-endian, each string or array after its length, in the order of
 // Fields() below, the one list both directions follow:
 //
-//   "tmsrc2" arena_size arena  Fields(path … warnings)
+//   "tmsrc3" arena_size arena  Fields(path … warnings)
 //
 // The templates come first: the importer keeps them where they arrived. The
 // magic names the layout's version; bytes of another version are refused.
@@ -13,7 +13,7 @@
 namespace tracemerge {
 namespace {
 
-constexpr std::string_view kMagic = "tmsrc2";
+constexpr std::string_view kMagic = "tmsrc3";
 
 // Writes what Fields() lists.
 struct Out {
@@ -93,6 +93,7 @@ void Fields(IO& io, S& s) {
   io.List(s.procs, [&](auto& p) {
     io(p.pid_text);
     io(p.name);
+    io(p.labels);
   });
   io.List(s.threads, [&](auto& t) {
     io.Int(t.proc);
@@ -109,7 +110,15 @@ void Fields(IO& io, S& s) {
       io.Int(m.first);
       io.Int(m.second);
     });
-  for (auto* flag : {&s.has_pairs, &s.based_events, &s.relative_events, &s.have_header}) io.Int(*flag);
+  io.List(s.anchors, [&](auto& a) {
+    io.Int(a.event);
+    io.Int(a.tier);
+    io(a.key);
+  });
+  io.Int(s.rank);
+  io(s.host);
+  for (auto* flag : {&s.has_pairs, &s.based_events, &s.relative_events, &s.have_header, &s.merged_output})
+    io.Int(*flag);
   io.Int(s.header_base);
   io.List(s.warnings, [&](auto& d) {
     io.Int(d.code);
@@ -129,6 +138,8 @@ bool Consistent(const ParsedSource& s, size_t arena) {
   for (const Marks* marks : {&s.step_marks, &s.profiler_steps})
     for (auto& m : *marks)
       if (m.second >= s.events.size()) return false;
+  for (const Anchor& a : s.anchors)
+    if (a.event >= s.events.size() || a.tier > AnchorTier::kHostOp) return false;
   return true;
 }
 

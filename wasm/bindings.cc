@@ -79,8 +79,9 @@ class JsMerger {
   }
 
   std::string error() const { return status_.ok() ? "" : status_.message; }
-  void beginSource(const std::string& path, double size_hint) {
-    merger_->BeginSource(path, static_cast<uint64_t>(size_hint));
+  // in_folder: found in a folder (a dropped one, a walked one), not named by itself.
+  void beginSource(const std::string& path, double size_hint, bool in_folder) {
+    merger_->BeginSource(path, static_cast<uint64_t>(size_hint), in_folder);
   }
   static double gzipSizeHint(val head, val tail4, double file_size) {
     return static_cast<double>(tmg::GzipSizeHint(Bytes(head), Bytes(tail4), static_cast<uint64_t>(file_size)));

@@ -30,7 +30,8 @@ function collect(core, arg, inputs, errors) {
     }
   };
   walk(arg, '');
-  for (const f of JSON.parse(core.nameFolder(fs.realpathSync(arg), relative))) inputs.push({ disk: path.join(arg, f.relative), name: f.name });
+  for (const f of JSON.parse(core.nameFolder(fs.realpathSync(arg), relative)))
+    inputs.push({ disk: path.join(arg, f.relative), name: f.name, inFolder: true });
 }
 
 // What a path is now, for the output plan: 0 missing, 1 a file, 2 a folder, 3 a device or a pipe.
@@ -95,7 +96,8 @@ async function main(argv) {
       continue;
     }
     const size = fs.statSync(input.disk).size;
-    await merger.addSource(input.name, { path: input.disk, size }, { sizeHint: fileSizeHint(core, input.disk, size) });
+    await merger.addSource(input.name, { path: input.disk, size },
+      { sizeHint: fileSizeHint(core, input.disk, size), inFolder: !!input.inFolder });
   }
   await merger.settle();
 

@@ -43,7 +43,7 @@ export class MergeClient {
     return new Promise((resolve, reject) => {
       this.pending = { id, resolve, reject, onProgress, stage: 'read', gzip: !!options.gzip };
       const list = [...files].map((f) => ('data' in f && 'name' in f && !(f instanceof Blob)
-        ? f : { name: f.webkitRelativePath || f.name, data: f }));
+        ? f : { name: f.webkitRelativePath || f.name, data: f, inFolder: !!f.webkitRelativePath }));
       worker.postMessage({ type: MSG.MERGE, id, files: list, options });
     });
   }

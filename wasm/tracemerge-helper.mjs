@@ -1,7 +1,7 @@
 // A second wasm instance that parses whole sources for a merger on another
 // thread (wasm has no threads here: the page cannot be cross-origin isolated).
 // createMerger({ helper: true }) starts it as a Worker (worker_threads in Node).
-// Message in:  { id, args, name, data, sizeHint } — data a Blob, bytes, or
+// Message in:  { id, args, name, data, sizeHint, inFolder } — data a Blob, bytes, or
 //              { path } of a file (Node); args the merger's options — or
 //              { id, takeBack: true }: the newest source not started is
 //              answered at once with { id: its id, takenBack: true }, for the
@@ -12,11 +12,11 @@ import { feed, joined, loadCore, nextTurn } from './tracemerge.mjs';
 
 const isNode = typeof process === 'object' && !!process.versions?.node;
 
-async function parse({ args, name, data, sizeHint }) {
+async function parse({ args, name, data, sizeHint, inFolder }) {
   const core = await loadCore();
   const m = new core.Merger(args, undefined, undefined);
   try {
-    m.beginSource(name, sizeHint);
+    m.beginSource(name, sizeHint, !!inFolder);
     await feed(m, data);
     m.endSource();
     return { bytes: joined(m.exportSource()), heap: core.HEAP8.length };

@@ -53,7 +53,7 @@ export async function loadCore(factory) {
 // A wasm abort (out of memory, a bug) leaves the instance unusable: forget it.
 function resetCore() { corePromise = null; }
 
-// { start, end, unit, only, group, offsets, gzip, maxFileMb, maxStringMb, scan, memoryMb } → the CLI's flags.
+// { start, end, unit, only, group, offsets, align, gzip, maxFileMb, maxStringMb, scan, memoryMb } → the CLI's flags.
 export function optionsToArgs(o = {}) {
   const args = [];
   if (o.start !== undefined && o.start !== null && o.start !== '') args.push('--start', String(o.start));
@@ -63,6 +63,7 @@ export function optionsToArgs(o = {}) {
   for (const kind of o.only ?? []) args.push('--only', kind);
   const offsets = Array.isArray(o.offsets) ? o.offsets : Object.entries(o.offsets ?? {});
   for (const [path, us] of offsets) args.push('--offset', `${path}=${us}`);
+  if (o.align && o.align !== 'none') args.push('--align', o.align);
   if (o.gzip) args.push('--gzip');
   if (o.maxFileMb) args.push('--max-file-mb', String(o.maxFileMb));
   if (o.maxStringMb) args.push('--max-string-mb', String(o.maxStringMb));
@@ -299,15 +300,15 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
   let hereTurn = Promise.resolve();  // sources parsed here in its stead: one at a time
   // The source's bytes from the helper — or, when it failed (or never
   // started), or gave it back, parsed here the same way: nothing is lost.
-  const viaHelper = async (name, data, hint) => {
-    const reply = await helper.parse({ args, name, data, sizeHint: hint });
+  const viaHelper = async (name, data, hint, inFolder) => {
+    const reply = await helper.parse({ args, name, data, sizeHint: hint, inFolder });
     helper.heap = Math.max(helper.heap, reply.heap ?? 0);
     if (--unanswered === 0 && settling) stopHelper();
     if (reply.bytes) return { bytes: reply.bytes, byHelper: true };
     const turn = hereTurn.then(async () => {
       const local = new core.Merger(args, undefined, undefined);
       try {
-        local.beginSource(name, hint);
+        local.beginSource(name, hint, inFolder);
         await feed(local, data);
         local.endSource();
         return { bytes: joined(local.exportSource()), byHelper: false };
@@ -332,14 +333,16 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
     // Streams one source in; `name` is its relative path ("job/framework/…").
     // onBytes() is called after every chunk (1 MB), for progress. sizeHint:
     // the inflated size, when data is an iterator (else it is read from data).
-    async addSource(name, data, { signal, onBytes, sizeHint: hint = sizeHint(core, data) } = {}) {
+    // inFolder: found in a folder rather than named by itself (an earlier
+    // merge's output found so is skipped).
+    async addSource(name, data, { signal, onBytes, sizeHint: hint = sizeHint(core, data), inFolder = false } = {}) {
       if (helper) await nextTurn();
       hint = await hint;
       if (helper && !helperStopped && helperJobs < HELPER_JOBS && hint <= HELPER_MAX && helperCanRead(data)) {
         helperJobs++;
         unanswered++;
         const arrival = guard(() => m.reserveArrival());
-        const done = viaHelper(name, data, hint).then(({ bytes, byHelper }) => {
+        const done = viaHelper(name, data, hint, inFolder).then(({ bytes, byHelper }) => {
           if (!alive) return;  // deleted (cancelled) meanwhile
           notePeak();
           guard(() => {
@@ -358,7 +361,7 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
         inflight.add(done);
         return;
       }
-      guard(() => m.beginSource(name, hint));
+      guard(() => m.beginSource(name, hint, inFolder));
       if (signal?.aborted) throw cancelled(bytesRead);
       const into = {  // the merger, each call guarded
         chunkRoom: (n) => guard(() => m.chunkRoom(n)),
@@ -433,11 +436,13 @@ export function sourceName(file) {
   return file.webkitRelativePath || file.path || file.name;
 }
 
-// One call: files = File[] | { name, data }[]. Resolves { blob | chunks, report, result }.
+// One call: files = File[] | { name, data, inFolder }[] (a File is in a folder when it has a
+// webkitRelativePath). Resolves { blob | chunks, report, result }.
 // With onChunk(Uint8Array), the output goes there as it is written and is not kept.
 // helper: as createMerger's (a second instance parses every other source).
 export async function mergeFiles(files, options = {}, { onProgress, signal, core, output = 'blob', onChunk, helper } = {}) {
-  const list = [...files].map((f) => ('data' in f && 'name' in f && !(f instanceof Blob) ? f : { name: sourceName(f), data: f }));
+  const list = [...files].map((f) => ('data' in f && 'name' in f && !(f instanceof Blob) ? f
+    : { name: sourceName(f), data: f, inFolder: !!f.webkitRelativePath }));
   const bytesTotal = list.reduce((n, f) => n + (f.data.size ?? f.data.byteLength ?? 0), 0);
   let eventsTotal = 0;
   let current = '';
@@ -456,7 +461,7 @@ export async function mergeFiles(files, options = {}, { onProgress, signal, core
     for (const f of list) {
       current = f.name;
       const read = () => onProgress?.({ stage: 'read', bytesDone: merger.bytesRead, bytesTotal, file: f.name });
-      await merger.addSource(f.name, f.data, { signal, onBytes: read });
+      await merger.addSource(f.name, f.data, { signal, onBytes: read, inFolder: !!f.inFolder });
       read();
       if (signal?.aborted) throw cancelled(merger.bytesRead);
     }

@@ -66,7 +66,7 @@ async function load(list, { then = 'scan' } = {}) {
   clearResult();
   state.job = null;
   state.entries = list.filter((f) => f.file).sort(byName).map((f) => ({
-    name: f.name, file: f.file, size: f.file.size, kind: '', node: '', reason: '',
+    name: f.name, file: f.file, inFolder: !!f.inFolder, size: f.file.size, kind: '', node: '', reason: '',
     include: true, offset: '', source: null, scanning: true,
   }));
   el.allFiles.checked = true;
@@ -437,7 +437,7 @@ function init() {
     });
   }
   el.sample.addEventListener('click', () => {
-    const list = sampleJob().map(({ name, data }) => ({ name, file: new File([data], name.slice(name.lastIndexOf('/') + 1)) }));
+    const list = sampleJob().map(({ name, data }) => ({ name, file: new File([data], name.slice(name.lastIndexOf('/') + 1)), inFolder: true }));
     load(list, { then: 'merge' });
   });
   el.clear.addEventListener('click', () => {

@@ -41,7 +41,7 @@ export function onlyOption(kindOn) {
 // The files handed to the merge: the checked ones. Skipped files and TF .metadata sidecars
 // stay in by default (the sidecar carries the TF clock; the report lists skipped files).
 export function selectedFiles(entries) {
-  return entries.filter((e) => e.include).map((e) => ({ name: e.name, data: e.file }));
+  return entries.filter((e) => e.include).map((e) => ({ name: e.name, data: e.file, inFolder: !!e.inFolder }));
 }
 
 export function offsetsOption(entries) {

@@ -59,6 +59,7 @@ std::string Mb(uint64_t bytes) { return std::to_string(bytes / 1000000) + " MB";
 struct Input {
   std::string disk_path;  // where to read it
   std::string name;       // what the merge calls it (relative, '/'-separated)
+  bool in_folder = false; // found in a folder walk (not named by itself)
 };
 
 // A folder is walked recursively; the driver names and orders its files.
@@ -73,7 +74,7 @@ void Collect(const std::string& arg, std::vector<Input>* inputs, std::vector<std
     }
     if (ec) errors->push_back(arg + ": " + ec.message());
     for (FolderFile& f : NameFolderFiles(fs::weakly_canonical(p, ec).string(), std::move(relative)))
-      inputs->push_back({(p / f.relative).string(), std::move(f.name)});
+      inputs->push_back({(p / f.relative).string(), std::move(f.name), true});
   } else if (fs::exists(p, ec)) {
     inputs->push_back({arg, NameFile(p.generic_string())});
   } else {
@@ -170,7 +171,7 @@ int main(int argc, char** argv) {
     else if (!ec)
       hint = file_size;
     std::rewind(f);
-    merger.BeginSource(in.name, hint);
+    merger.BeginSource(in.name, hint, in.in_folder);
     size_t got;
     while ((got = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
       merger.AppendChunk({buf.data(), got});

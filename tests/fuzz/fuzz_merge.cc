@@ -6,7 +6,8 @@
 //   flags & 4      unit=step            flags & 8    group=phase
 //   flags & 16     gzip the output      flags & 32   tight limits (4 KiB per file, depth 4)
 //   flags >> 6     which set of file names the sources get (kNames)
-//   chunk          AppendChunk size, low 7 bits (0: each source in one piece);
+//   chunk          AppendChunk size, low 5 bits (0: each source in one piece);
+//                  bits 5–6: --align (0 none, 1 clocks, 2 steps, 3 clocks);
 //                  bit 7: merge again writing on two threads, source 2 parsed
 //                  by another Merger and imported (ExportSource/ImportSource)
 //                  in the middle of source 3, and compare
@@ -43,7 +44,7 @@ constexpr const char* kNames[4][3] = {
     {"j/framework/tensorflow/detailed_profiling/1/000000000/plugins/profile/d/h.trace.json.gz",
      "j/framework/tensorflow/detailed_profiling/1/000000000/h_1596659864545103_1596659864854168.metadata",
      "rank-0.pt.trace.json"},
-    {"a.json", "j/framework/pevents/1/1_n_pythontimeline.json", "j/system/incremental/1/2.algo-2.json"},
+    {"a.json", "j/framework/pevents/1/1_n_pythontimeline.json", "h2/rank1.pt.trace.json"},
 };
 
 [[noreturn]] void Fail(const char* what, const std::string& detail = "") {
@@ -62,7 +63,9 @@ int64_t ReadI64(std::string_view* in) {
 
 // Whether every ts and dur is one a viewer holds in int64 ns (|µs| < 9.2e15).
 bool AllTimesReadable(simdjson::dom::element doc) {
-  for (simdjson::dom::element e : doc["traceEvents"]) {
+  simdjson::dom::array events;
+  if (doc["traceEvents"].get_array().get(events)) return false;
+  for (simdjson::dom::element e : events) {
     for (const char* key : {"ts", "dur"}) {
       double v = 0;
       if (!e[key].get_double().get(v) && !(v > -9e15 && v < 9e15)) return false;
@@ -76,7 +79,7 @@ bool AllTimesReadable(simdjson::dom::element doc) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
   std::string_view in(reinterpret_cast<const char*>(data), size);
-  const uint8_t flags = data[0], chunk = data[1] & 0x7f;
+  const uint8_t flags = data[0], chunk = data[1] & 0x1f;
   const bool two_threads = data[1] & 0x80;
   in.remove_prefix(2);
 
@@ -85,6 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (flags & 2) opt.end = ReadI64(&in);
   if (flags & 4) opt.unit = Unit::kStep;
   if (flags & 8) opt.group = Group::kPhase;
+  opt.align = (data[1] >> 5 & 3) == 2 ? Align::kSteps : (data[1] >> 5 & 3) ? Align::kClocks : Align::kNone;
   opt.gzip = flags & 16;
   opt.max_inflated_bytes = (flags & 32) ? 4096 : uint64_t{1} << 24;
   if (flags & 32) opt.max_depth = 4;

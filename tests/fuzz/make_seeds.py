@@ -102,6 +102,19 @@ def merge_input(flags, sources, start=None, end=None, chunk=0, name_set=0):
     return head + SEP.join(sources)
 
 
+def two_ranks():
+    """Two small Kineto ranks on two hosts 400 µs apart, with NCCL kernels and steps."""
+    import subprocess
+    import tempfile
+    gen = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench", "gen_ranks.py")
+    with tempfile.TemporaryDirectory() as tmp:
+        job = os.path.join(tmp, "job")
+        args = ["--hosts", "2", "--ranks-per-host", "1", "--offsets-us", "0,400", "--steps", "2", "--collectives", "3"]
+        if subprocess.run([sys.executable, gen, job] + args).returncode != 0:
+            return None
+        return [open(os.path.join(job, h, f"rank{r}.pt.trace.json"), "rb").read() for h, r in (("host-a", 0), ("host-b", 1))]
+
+
 def merge_seeds(files, out, corpus):
     slots = {}
     for name, data in files:
@@ -128,6 +141,13 @@ def merge_seeds(files, out, corpus):
     write(out, "merge", merge_input(0, [model, slots.get((1, 1), b""), py], chunk=0x80, name_set=1))
     write(out, "merge", merge_input(16, [py, system, other], chunk=0x80 | 5))
     write(out, "merge", merge_input(0, [slots.get((2, 0), b""), b"", other], name_set=2))
+    # Chunk bits 5-6: --align clocks, steps; two ranks whose clocks disagree (gen_ranks.py).
+    write(out, "merge", merge_input(0, [py, system, other], chunk=1 << 5))
+    write(out, "merge", merge_input(4, [py, system, other], 2, chunk=2 << 5))
+    ranks = two_ranks()
+    if ranks:
+        write(out, "merge", merge_input(0, [ranks[0], b"", ranks[1]], chunk=1 << 5, name_set=3))
+        write(out, "merge", merge_input(0, [ranks[0], b"", ranks[1]], chunk=2 << 5 | 0x80, name_set=3))
     for idiom in IDIOMS:
         write(out, "merge", merge_input(0, [b"", b"", idiom]))
 

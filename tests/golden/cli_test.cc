@@ -111,4 +111,57 @@ TEST_F(Cli, UnknownStepNamesTheStepsThatExist) {
   EXPECT_FALSE(fs::exists(dir_ / "x.json"));
 }
 
+// The events of an output, without its report (which lists what was skipped).
+std::string EventsOf(const std::string& output) { return output.substr(0, output.find("\n\"displayTimeUnit\"")); }
+
+TEST_F(Cli, MergingAFolderAgainSkipsTheEarlierOutputs) {
+  fs::copy(Corpus("smdebug/tests/profiler/resources/merge_traces"), dir_ / "job", fs::copy_options::recursive);
+  const std::string job = (dir_ / "job").string();
+  ASSERT_EQ(Exec(job).code, 0);
+  const fs::path out = dir_ / "job" / "1594662624718694_merged_timeline.json";
+  const std::string first = ReadFile(out.string());
+  ASSERT_NE(first.find("\"events\":706"), std::string::npos) << "706 events the first time";
+  // Ours, found by its metadata whatever its name; the reference's, by its name.
+  fs::copy(out, dir_ / "job" / "renamed.json");
+  fs::copy(Corpus("smdebug/expected_merged/merge_traces_all/1795968702582568_10449-vm_merged_timeline.json"),
+           dir_ / "job" / "1795968702582568_10449-vm_merged_timeline.json");
+  CliRun again = Exec(job);
+  ASSERT_EQ(again.code, 0) << again.err;
+  const std::string second = ReadFile(out.string());
+  EXPECT_NE(second.find("\"events\":706"), std::string::npos) << "not 1412: nothing counted twice";
+  EXPECT_EQ(EventsOf(second), EventsOf(first));
+  EXPECT_NE(again.err.find("renamed.json\n    skipped — skipped: an earlier merge's output (tracemerge's metadata"),
+            std::string::npos)
+      << again.err;
+  EXPECT_NE(again.err.find("vm_merged_timeline.json\n    skipped — skipped: an earlier merge's output (named"),
+            std::string::npos);
+  // Named by itself, it is merged — with a note.
+  CliRun named = Exec((dir_ / "job" / "renamed.json").string() + " -o -");
+  ASSERT_EQ(named.code, 0);
+  EXPECT_NE(named.err.find("NOTE: an earlier merge's output, merged because it was named"), std::string::npos)
+      << named.err;
+}
+
+TEST_F(Cli, AClocklessSourceDoesNotStretchTheJob) {
+  // The smdebug corpus holds a TF trace without its sidecar (relative times)
+  // among sources with Unix clocks: it is placed at their start, flagged.
+  CliRun r = Exec(Corpus("smdebug") + " --scan");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const size_t job = r.out.find("job: ");
+  ASSERT_NE(job, std::string::npos);
+  EXPECT_GT(std::stoll(r.out.substr(job + 5, 16)), 1500000000000000) << r.out.substr(job, 80);
+  EXPECT_NE(r.out.find("NO_CLOCK: no absolute time base"), std::string::npos);
+  EXPECT_NE(r.out.find("placed at the start of the sources with a clock"), std::string::npos);
+}
+
+TEST_F(Cli, ARelativeJobThatWouldStartBefore0IsMovedTo0) {
+  const std::string a = Write("a.json", R"([{"ph":"X","name":"x","pid":1,"tid":1,"ts":10,"dur":5}])");
+  const std::string b = Write("b.json", R"([{"ph":"X","name":"y","pid":1,"tid":1,"ts":10,"dur":5}])");
+  CliRun r = Exec(a + " " + b + " --offset b.json=-30 -o - --quiet");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(R"("name":"x","pid":1,"tid":1,"ts":30,"dur":5)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(R"("name":"y","pid":2,"tid":1,"ts":0,"dur":5)"), std::string::npos) << "relations kept";
+  EXPECT_NE(r.out.find("\"placed_us\":20"), std::string::npos);
+}
+
 }  // namespace tracemerge::test

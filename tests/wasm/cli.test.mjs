@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { spawnSync } from 'node:child_process';
-import { CORPUS, GOLDEN, NATIVE_CLI, NODE_CLI, cliCommand, goldenCases, run, tmpDir } from './helpers.mjs';
+import { CORPUS, GOLDEN, NATIVE_CLI, NODE_CLI, cliCommand, concat, goldenCases, readTree, run, tmpDir } from './helpers.mjs';
 
 for (const c of goldenCases()) {
   test(`golden ${c.name}: node CLI output is byte-identical to the checked-in native output`, () => {
@@ -85,6 +85,25 @@ test('-o onto a device or a pipe writes into it and leaves it one (native and no
     // /dev/null must stay a character device.
     assert.equal(run(cli, [job, '-o', '/dev/null', '--quiet']).status, 0);
     assert.ok(fs.statSync('/dev/null').isCharacterDevice(), '/dev/null was replaced');
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('--align clocks and --align steps: wasm and native bytes are identical, API option included', async () => {
+  const dir = tmpDir('align');
+  const job = path.join(dir, 'job');
+  const gen = spawnSync('python3', [path.join(GOLDEN, '../bench/gen_ranks.py'), job, '--hosts', '3'], { encoding: 'utf8' });
+  assert.equal(gen.status, 0, gen.stderr);
+  const { mergeFiles } = await import(path.join(path.dirname(NODE_CLI), 'tracemerge.mjs'));
+  for (const align of ['clocks', 'steps']) {
+    const args = [job, '--align', align, '-o', '-', '--quiet'];
+    const native = run(NATIVE_CLI, args);
+    assert.equal(native.status, 0, native.stderr);
+    assert.match(native.stdout.toString(), new RegExp(`"align":"${align}"`));
+    assert.ok(run(NODE_CLI, args).stdout.equals(native.stdout), `--align ${align}: outputs differ`);
+    const files = readTree(job).map((f) => ({ ...f, inFolder: true }));
+    const { chunks } = await mergeFiles(files, { align }, { output: 'chunks' });
+    assert.ok(concat(chunks).equals(native.stdout), `align: '${align}' through the API differs`);
   }
   fs.rmSync(dir, { recursive: true, force: true });
 });
