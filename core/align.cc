@@ -40,11 +40,16 @@ int64_t Median(std::vector<int64_t>& v) {
   return *mid;
 }
 
-// Anchors of one stream: by tier, "key#place" → end (ns).
+// Anchors of one stream: by tier, the ends of each collective key, in time order.
 struct StreamAnchors {
   std::vector<uint32_t> sources;  // job.sources indices, in path order
-  std::array<std::unordered_map<std::string, int64_t>, kTiers> ends;
-  size_t count() const { return ends[0].size() + ends[1].size() + ends[2].size(); }
+  std::array<std::map<std::string, std::vector<int64_t>>, kTiers> ends;
+  size_t count() const {
+    size_t n = 0;
+    for (auto& tier : ends)
+      for (auto& [key, v] : tier) n += v.size();
+    return n;
+  }
 };
 
 // Each anchor's end: an X's ts + dur; a B's matching E (per thread, in file order).
@@ -89,26 +94,85 @@ struct PairEstimate {
   size_t tier = 0;
 };
 
-// The shift that lines b up with a: from the best tier both have enough of.
+PairEstimate FromDiffs(std::vector<int64_t> diffs, size_t tier) {
+  PairEstimate p;
+  if (diffs.size() < kMinAnchors) return p;
+  p.known = true;
+  p.tier = tier;
+  p.anchors = static_cast<uint32_t>(diffs.size());
+  p.shift_ns = Median(diffs);
+  for (int64_t& d : diffs) d = d > p.shift_ns ? d - p.shift_ns : p.shift_ns - d;
+  p.spread_ns = Median(diffs);
+  return p;
+}
+
+using Seqs = std::map<std::string, std::vector<int64_t>>;
+
+// The k-th end of a collective matches the k-th on the other side: right when
+// both saw the same ones (the same profiled steps; Seq numbers make it sure).
+std::vector<int64_t> ByPlace(const Seqs& a, const Seqs& b) {
+  std::vector<int64_t> diffs;
+  for (auto& [key, ea] : a) {
+    auto it = b.find(key);
+    if (it == b.end()) continue;
+    for (size_t k = 0; k < ea.size() && k < it->second.size(); k++) diffs.push_back(ea[k] - it->second[k]);
+  }
+  return diffs;
+}
+
+// When they did not (a sampled trace, windows a few collectives apart): the
+// shift most end differences agree on (the densest kWindowNs of them, from up
+// to 64 of b's ends against all of a's), then each of b's ends matched to the
+// nearest of a's within kWindowNs of it.
+constexpr int64_t kWindowNs = 50000;
+std::vector<int64_t> ByNearest(const Seqs& a, const Seqs& b) {
+  size_t total = 0;
+  for (auto& [key, eb] : b) total += eb.size();
+  const size_t every = std::max<size_t>(1, total / 64);
+  std::vector<int64_t> candidates;
+  size_t k = 0;
+  for (auto& [key, eb] : b) {
+    auto it = a.find(key);
+    for (int64_t end : eb)
+      if (k++ % every == 0 && it != a.end())
+        for (int64_t ea : it->second) candidates.push_back(ea - end);
+  }
+  if (candidates.empty()) return {};
+  std::sort(candidates.begin(), candidates.end());
+  size_t best = 0, best_n = 0;
+  for (size_t lo = 0, hi = 0; lo < candidates.size(); lo++) {
+    while (hi < candidates.size() && candidates[hi] - candidates[lo] <= kWindowNs) hi++;
+    if (hi - lo > best_n) best = lo, best_n = hi - lo;
+  }
+  std::vector<int64_t> dense(candidates.begin() + static_cast<std::ptrdiff_t>(best),
+                             candidates.begin() + static_cast<std::ptrdiff_t>(best + best_n));
+  const int64_t shift = Median(dense);
+  std::vector<int64_t> diffs;
+  for (auto& [key, eb] : b) {
+    auto it = a.find(key);
+    if (it == a.end()) continue;
+    const std::vector<int64_t>& ea = it->second;
+    for (int64_t end : eb) {
+      const int64_t want = end + shift;
+      auto at = std::lower_bound(ea.begin(), ea.end(), want);
+      int64_t near = INT64_MAX;
+      if (at != ea.end()) near = *at;
+      if (at != ea.begin() && (near == INT64_MAX || want - at[-1] < near - want)) near = at[-1];
+      if (near != INT64_MAX && (near > want ? near - want : want - near) <= kWindowNs) diffs.push_back(near - end);
+    }
+  }
+  return diffs;
+}
+
+// The shift that lines b up with a, from the best tier both have enough of:
+// by place when that agrees (a spread under kWindowNs), else by nearest ends.
 PairEstimate Pair(const StreamAnchors& a, const StreamAnchors& b) {
   for (size_t t = 0; t < kTiers; t++) {
-    const auto& small = a.ends[t].size() <= b.ends[t].size() ? a.ends[t] : b.ends[t];
-    const auto& large = &small == &a.ends[t] ? b.ends[t] : a.ends[t];
-    const bool a_small = &small == &a.ends[t];
-    std::vector<int64_t> diffs;
-    for (auto& [key, end] : small) {
-      auto it = large.find(key);
-      if (it != large.end()) diffs.push_back(a_small ? end - it->second : it->second - end);
-    }
-    if (diffs.size() < kMinAnchors) continue;
-    PairEstimate p;
-    p.known = true;
-    p.tier = t;
-    p.anchors = static_cast<uint32_t>(diffs.size());
-    p.shift_ns = Median(diffs);
-    for (int64_t& d : diffs) d = d > p.shift_ns ? d - p.shift_ns : p.shift_ns - d;
-    p.spread_ns = Median(diffs);
-    return p;
+    PairEstimate place = FromDiffs(ByPlace(a.ends[t], b.ends[t]), t);
+    if (place.known && place.spread_ns <= kWindowNs) return place;
+    PairEstimate near = FromDiffs(ByNearest(a.ends[t], b.ends[t]), t);
+    if (near.known && (!place.known || near.spread_ns < place.spread_ns)) return near;
+    if (place.known) return place;
   }
   return {};
 }
@@ -152,11 +216,7 @@ std::vector<ClockEstimate> EstimateClocks(const Job& job) {
   for (size_t k = 0; k < streams.size(); k++) {
     auto& list = pooled[k];
     std::sort(list.begin(), list.end());
-    std::map<std::pair<size_t, std::string>, uint32_t> seen;
-    for (auto& [end, tier, key] : list) {
-      const uint32_t place = seen[{tier, key}]++;
-      streams[k].ends[tier].emplace(key + "#" + std::to_string(place), end);
-    }
+    for (auto& [end, tier, key] : list) streams[k].ends[tier][key].push_back(end);
   }
   // The reference: the stream of the lowest rank, else of the first node
   // (smdebug's files sort by their end time, not their node), else the first path.
@@ -399,19 +459,28 @@ void AlignSources(Job& job, const Options& options, Report* report, std::vector<
   WarnSkew(job, est, options.align == Align::kClocks);
   std::vector<int64_t> shifts(job.sources.size(), 0);
   if (options.align == Align::kClocks) {
-    // One shift per host: the median of its estimated streams (each source's own otherwise).
+    // One shift per host: the median of its usable estimates — tight (a
+    // spread within kWindowNs) or clearly more than noise (3× the spread).
     std::map<std::string, std::vector<int64_t>> host;
-    for (size_t i = 0; i < job.sources.size(); i++)
-      if (est[i].known && est[i].anchors > 0) host[DomainKey(job.sources[i])].push_back(est[i].shift_ns);
-    bool any = false;
     for (size_t i = 0; i < job.sources.size(); i++) {
+      const ClockEstimate& c = est[i];
+      if (!c.known || c.anchors == 0) continue;
+      const int64_t off = c.shift_ns < 0 ? -c.shift_ns : c.shift_ns;
+      if (c.spread_ns <= kWindowNs || off > 3 * c.spread_ns) host[DomainKey(job.sources[i])].push_back(c.shift_ns);
+      else if (job.sources[i].report.included)
+        job.sources[i].Warn(Code::kNote, 0,
+                            "--align clocks: its collectives' ends disagree too much to say its clock (spread " +
+                                FormatMicros(c.spread_ns) + " µs over " + std::to_string(c.anchors) + "); not moved");
+    }
+    bool matched = false;  // some source's collectives matched the reference's
+    for (size_t i = 0; i < job.sources.size(); i++) {
+      matched |= est[i].known && est[i].anchors > 0 && est[i].reference != i;
       auto it = host.find(DomainKey(job.sources[i]));
       if (it == host.end()) continue;
       std::vector<int64_t> v = it->second;
       shifts[i] = Median(v);
-      any |= est[i].known && est[i].reference != i;
     }
-    if (!any)
+    if (!matched)
       warnings->push_back({Code::kNote, "", 0,
                            "--align clocks: no collectives (NCCL kernels, Horovod ops, record_param_comms, nccl:*) "
                            "match across sources; nothing moved"});

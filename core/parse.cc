@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "numbers.h"
+#include "stages.h"
 #include "simdjson.h"
 #include "tokenizer.h"
 
@@ -50,6 +51,17 @@ class SourceParser {
   std::unordered_map<std::string, uint32_t> pair_keys_;  // async "cat\x1fid" → number
 };
 
+// A top-level string (the tokenizer skips those unchecked), as JSON-escaped
+// text for track names; "" when it is not a valid JSON string.
+std::string StringText(std::string_view token) {
+  token = Trim(token);
+  if (token.size() < 2 || token.front() != '"' || token.size() > 4096) return {};
+  simdjson::dom::parser parser;
+  std::string_view text;
+  if (parser.parse(simdjson::padded_string(token)).get_string().get(text)) return {};
+  return JsonEscape(text);
+}
+
 // Events of a few processes and threads interleave: a small cache by hash
 // answers most lookups without building a key for the map.
 uint32_t& Seen(std::array<uint32_t, 64>& cache, std::string_view text, uint32_t salt = 0) {
@@ -93,7 +105,7 @@ bool SourceParser::Trace(int max_depth) {
   if (!ok) return false;
   if (!top.base_time_ns.empty()) s_.base_time_ns = std::string(Trim(top.base_time_ns));
   if (auto rank = ParseScaled(FieldOf(top.distributed_info, "rank"), 1); rank && *rank >= 0) s_.rank = *rank;
-  if (!top.host_name.empty() && top.host_name.front() == '"') s_.host = std::string(Unquote(Trim(top.host_name)));
+  s_.host = StringText(top.host_name);
   s_.merged_output = top.tracemerge_output;
   return true;
 }

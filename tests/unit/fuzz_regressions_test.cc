@@ -179,4 +179,20 @@ TEST(FuzzRegression, InflatedBytesDoNotDependOnChunksOrOutputRoom) {
   }
 }
 
+// fuzz_merge: Kineto's top-level host_name went into process names as it was
+// written — the tokenizer skips top-level values unchecked — so a raw control
+// byte in it made the output invalid JSON. Now it is read as a JSON string
+// (and re-escaped), or left out when it is none.
+TEST(FuzzRegression, ATopLevelHostNameIsCheckedBeforeItNamesTracks) {
+  for (const std::string host : {std::string("\"a\\u001fb\\\"c\""), std::string("\"a\x1f" "b\""), std::string("7")}) {
+    const std::string trace = R"({"traceEvents":[{"ph":"i","ts":1,"pid":1,"tid":1}],"distributedInfo":{"rank":1},"host_name":)" +
+                              host + "}";
+    const MergeResult r = MergeInputs({{"rank1.json", trace}}, {});
+    std::string error;
+    ParseOutput(r.output, &error);
+    EXPECT_EQ(error, "") << host;
+    EXPECT_NE(r.output.find("\"rank 1"), std::string::npos) << host;
+  }
+}
+
 }  // namespace tracemerge::test
