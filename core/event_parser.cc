@@ -1,292 +1,21 @@
 #include "event_parser.h"
 
 #include <cstring>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
+#include "json_reader.h"
 #include "numbers.h"
-#include "simdjson.h"
 
 namespace tracemerge {
 namespace {
 
-// Values recurse: this bound (whatever set_max_depth asks) keeps a line of a
-// million '[' from overflowing the stack.
-constexpr int kMaxNesting = 1024;
-
-bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-bool IsHex(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsNumberByte(char c) {
-  return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
-}
-
-// Bits of the bytes among the 16 at p that end a plain run of string bytes
-// ('"', '\\', control bytes), and in *high those of non-ASCII bytes.
-uint32_t StringStops(const char* p, uint32_t* high) {
-#if defined(__SSE2__)
-  const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  const __m128i stop = _mm_or_si128(
-      _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
-      _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f)));
-  *high = static_cast<uint32_t>(_mm_movemask_epi8(x));
-  return static_cast<uint32_t>(_mm_movemask_epi8(stop));
-#else
-  uint32_t stops = 0;
-  *high = 0;
-  for (int k = 0; k < 16; k++) {
-    const auto c = static_cast<unsigned char>(p[k]);
-    if (c == '"' || c == '\\' || c < 0x20) stops |= 1u << k;
-    if (c >= 0x80) *high |= 1u << k;
-  }
-  return stops;
-#endif
-}
-
-// One pass over the JSON text [p, end): validates it and, into *out, writes it
-// compact. The text must stay readable 16 bytes past end (the input is padded).
-struct Reader {
-  const char* const begin;
-  const char* p;
-  const char* const end;
-  ByteBuffer* out;
-  size_t max_string;
-  int max_depth;  // levels allowed; a container read by Value(depth) is level depth + 1
-  std::string error;
-  size_t error_at = 0;
-  bool too_long = false;
-
-  bool Fail(const char* what) {
-    error = what;
-    error_at = static_cast<size_t>(p - begin);
-    return false;
-  }
-  bool TooDeep() {
-    Fail("");
-    error = "nested deeper than " + std::to_string(max_depth) + " levels";
-    return false;
-  }
-  void SkipSpace() {
-    while (p < end && IsSpace(*p)) p++;
-  }
-  // Skips whitespace, then consumes `c` when it comes next.
-  bool Take(char c) {
-    SkipSpace();
-    if (p < end && *p == c) {
-      p++;
-      return true;
-    }
-    return false;
-  }
-
-  // Tokens are returned, not written through a pointer: kept in registers,
-  // they avoid a store-forwarding stall per value. "" means failure (no valid
-  // string or number token is empty).
-
-  // The string at p, as its token (quotes included).
-  std::string_view String() {
-    if (p >= end || *p != '"') return Fail("expected a string"), std::string_view();
-    const char* q = p + 1;
-    uint32_t high = 0;
-    for (;;) {
-      uint32_t h;
-      const uint32_t stops = StringStops(q, &h);
-      if (!stops) {
-        high |= h;
-        q += 16;
-        if (q >= end) return Fail("unterminated string"), std::string_view();
-        continue;
-      }
-      const int k = __builtin_ctz(stops);
-      high |= h & ((1u << k) - 1);
-      q += k;
-      if (q >= end) return Fail("unterminated string"), std::string_view();
-      if (*q == '"') break;
-      if (*q == '\\') {
-        const char e = q + 1 < end ? q[1] : '\0';
-        if (e == 'u') {
-          if (q + 5 >= end || !IsHex(q[2]) || !IsHex(q[3]) || !IsHex(q[4]) || !IsHex(q[5])) {
-            p = q;
-            return Fail("bad \\u escape in string"), std::string_view();
-          }
-          q += 6;
-        } else if (e && std::strchr("\"\\/bfnrt", e)) {
-          q += 2;
-        } else {
-          p = q;
-          return Fail("bad escape in string"), std::string_view();
-        }
-        continue;
-      }
-      p = q;
-      return Fail("raw control character in string"), std::string_view();
-    }
-    const size_t len = static_cast<size_t>(q - p - 1);
-    if (len > max_string) {
-      Fail("");
-      error = "string longer than the limit (" + std::to_string(max_string) + " bytes)";
-      too_long = true;
-      return {};
-    }
-    if (high && !simdjson::validate_utf8(p + 1, len)) return Fail("string is not valid UTF-8"), std::string_view();
-    const std::string_view tok(p, len + 2);
-    p = q + 1;
-    return tok;
-  }
-
-  // Any value, written to out (numbers a double or int64 cannot hold as
-  // strings, so that strict readers accept the output too). *scalar, when
-  // given, receives the token of a string, number or literal ("" otherwise).
-  bool Value(int depth, std::string_view* scalar = nullptr) {
-    SkipSpace();
-    if (p >= end) return Fail("value expected");
-    std::string_view tok;
-    switch (*p) {
-      case '{':
-      case '[':
-        if (scalar) *scalar = {};
-        return Container(depth);
-      case '"':
-        if ((tok = String()).empty()) return false;
-        out->AppendPadded(tok);
-        break;
-      case 't':
-      case 'f':
-      case 'n': {
-        const size_t n = *p == 'f' ? 5 : 4;
-        tok = std::string_view(p, std::min<size_t>(n, end - p));
-        if (tok != "true" && tok != "false" && tok != "null") return Fail("invalid literal");
-        out->append(tok);
-        p += n;
-        break;
-      }
-      default:
-        if ((tok = Number()).empty()) return false;
-    }
-    if (scalar) *scalar = tok;
-    return true;
-  }
-
-  // A number, validated and written in one pass; one a double or an int64
-  // cannot hold is written as a string, so that strict readers accept it too.
-  std::string_view Number() {
-    const char* q = p + (*p == '-');
-    const char* const digits = q;
-    if (q < end && *q == '0') q++;
-    else while (q < end && IsDigit(*q)) q++;
-    if (q == digits) return Fail(q == p ? "unexpected character" : "invalid number"), std::string_view();
-    const size_t whole = static_cast<size_t>(q - digits);
-    bool exponent = false;
-    if (q < end && *q == '.') {
-      const char* f = ++q;
-      while (q < end && IsDigit(*q)) q++;
-      if (q == f) return Fail("invalid number"), std::string_view();
-    }
-    if (q < end && (*q == 'e' || *q == 'E')) {
-      q += q + 1 < end && (q[1] == '+' || q[1] == '-') ? 2 : 1;
-      const char* x = q;
-      while (q < end && IsDigit(*q)) q++;
-      if (q == x) return Fail("invalid number"), std::string_view();
-      exponent = true;
-    }
-    if (q < end && IsNumberByte(*q)) return Fail("invalid number"), std::string_view();
-    const std::string_view tok(p, q - p);
-    p = q;
-    if ((!exponent && whole < 19) || IsPortableNumber(tok)) {
-      out->AppendPadded(tok);
-    } else {
-      out->push_back('"');
-      out->append(tok);
-      out->push_back('"');
-    }
-    return tok;
-  }
-
-  bool Container(int depth) {
-    if (depth >= max_depth) return TooDeep();
-    const bool object = *p == '{';
-    const char close = object ? '}' : ']';
-    out->push_back(*p++);
-    if (Take(close)) {
-      out->push_back(close);
-      return true;
-    }
-    do {
-      if (object) {
-        const std::string_view key = Key();
-        if (key.empty()) return false;
-        out->AppendPadded(key);
-        out->push_back(':');
-      }
-      if (!Value(depth + 1)) return false;
-      if (Take(close)) {
-        out->push_back(close);
-        return true;
-      }
-      out->push_back(',');
-    } while (Take(','));
-    return Fail(object ? "expected ',' or '}'" : "expected ',' or ']'");
-  }
-
-  // A key and its colon, as the key's token (quotes included).
-  std::string_view Key() {
-    SkipSpace();
-    const std::string_view raw = String();
-    if (raw.empty()) return raw;
-    if (!Take(':')) return Fail("expected ':' after the key"), std::string_view();
-    return raw;
-  }
-
-  // The fields of an object, each handed to field(raw key, unquoted key) which
-  // reads its value; writes the braces and commas. Ends after the '}'.
-  template <class F>
-  bool Fields(F&& field) {
-    if (!Take('{')) return Fail("expected an object");
-    out->push_back('{');
-    if (Take('}')) {
-      out->push_back('}');
-      return true;
-    }
-    bool first = true;
-    do {
-      const std::string_view raw = Key();
-      if (raw.empty()) return false;
-      if (!first) out->push_back(',');
-      first = false;
-      if (!field(raw, raw.substr(1, raw.size() - 2))) return false;  // (a key token is quoted)
-      if (Take('}')) {
-        out->push_back('}');
-        return true;
-      }
-    } while (Take(','));
-    return Fail("expected ',' or '}'");
-  }
-
-  // A value that is validated but not written.
-  bool Skip(std::string_view* scalar, int depth = 1) {
-    const size_t mark = out->size();
-    const bool ok = Value(depth, scalar);
-    out->truncate(mark);
-    return ok;
-  }
-
-  bool AtObject() {
-    SkipSpace();
-    return p < end && *p == '{';
-  }
-
-  bool End() {
-    SkipSpace();
-    return p == end || Fail("unexpected text after the object");
-  }
-};
+using json_reader::Reader;
+using json_reader::kMaxNesting;
 
 // The top-level keys the merge looks at. Classified once per key by length
 // and bytes: a chain of string compares cost a memcmp call per candidate.
-enum class Field { kOther, kArgs, kId2, kPid, kTid, kTs, kDur, kId, kBindId, kPh, kName, kCat };
+enum class Field {
+  kOther, kArgs, kId2, kPid, kTid, kTs, kDur, kId, kBindId, kPh, kName, kCat, kTts, kTdur, kFlowIn, kFlowOut
+};
 
 Field FieldOf(std::string_view k) {
   auto is = [&](const char* word) { return std::memcmp(k.data(), word, k.size()) == 0; };
@@ -295,27 +24,89 @@ Field FieldOf(std::string_view k) {
     case 3:
       switch (k[0]) {
         case 'p': return is("pid") ? Field::kPid : Field::kOther;
-        case 't': return is("tid") ? Field::kTid : Field::kOther;
+        case 't': return is("tid") ? Field::kTid : is("tts") ? Field::kTts : Field::kOther;
         case 'd': return is("dur") ? Field::kDur : Field::kOther;
         case 'c': return is("cat") ? Field::kCat : Field::kOther;
         case 'i': return is("id2") ? Field::kId2 : Field::kOther;
       }
       return Field::kOther;
-    case 4: return is("name") ? Field::kName : is("args") ? Field::kArgs : Field::kOther;
-    case 7: return is("bind_id") ? Field::kBindId : Field::kOther;
+    case 4: return is("name") ? Field::kName : is("args") ? Field::kArgs : is("tdur") ? Field::kTdur : Field::kOther;
+    case 7: return is("bind_id") ? Field::kBindId : is("flow_in") ? Field::kFlowIn : Field::kOther;
+    case 8: return is("flow_out") ? Field::kFlowOut : Field::kOther;
   }
   return Field::kOther;
 }
 
-// Writes a placeholder for an id: kIdMark, the local number, kIdEnd.
-void PutId(std::string_view tok, IdTable* ids, ByteBuffer* out) {
+// Writes a placeholder for an id: kIdMark (or kBindMark), the local number, kIdEnd.
+void PutId(std::string_view tok, IdTable* ids, ByteBuffer* out, char mark = kIdMark) {
   auto [it, added] = ids->try_emplace(std::string(IdKey(tok)), static_cast<uint32_t>(ids->size() + 1));
-  out->push_back(kIdMark);
+  out->push_back(mark);
   out->AppendUint(it->second);
   out->push_back(kIdEnd);
 }
 
+// Rewrites the \uD800–\uDFFF escapes in the JSON text from `from` on: a
+// high and low pair becomes the UTF-8 of its code point, a lone half U+FFFD
+// (the text stays valid JSON and means the same; Perfetto refuses the escapes).
+void FixSurrogates(ByteBuffer* out, size_t from) {
+  auto hex = [](const char* p) {
+    unsigned v = 0;
+    for (int k = 0; k < 4; k++) v = v << 4 | static_cast<unsigned>(p[k] <= '9' ? p[k] - '0' : (p[k] | 0x20) - 'a' + 10);
+    return v;
+  };
+  auto half = [&](const char* p, const char* end, unsigned lo, unsigned hi) {
+    return end - p >= 6 && p[0] == '\\' && p[1] == 'u' && hex(p + 2) >= lo && hex(p + 2) <= hi;
+  };
+  std::string text(out->view().substr(from));
+  std::string fixed;
+  fixed.reserve(text.size());
+  bool in_string = false;
+  for (const char *p = text.data(), *end = p + text.size(); p < end;) {
+    if (*p == '"') in_string = !in_string;
+    if (!in_string || *p != '\\') {
+      fixed.push_back(*p++);
+      continue;
+    }
+    if (half(p, end, 0xD800, 0xDBFF) && half(p + 6, end, 0xDC00, 0xDFFF)) {
+      const unsigned cp = 0x10000 + ((hex(p + 2) - 0xD800) << 10) + (hex(p + 8) - 0xDC00);
+      fixed.push_back(static_cast<char>(0xF0 | cp >> 18));
+      fixed.push_back(static_cast<char>(0x80 | (cp >> 12 & 0x3F)));
+      fixed.push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3F)));
+      fixed.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+      p += 12;
+    } else if (half(p, end, 0xD800, 0xDFFF)) {
+      fixed += "\\ufffd";
+      p += 6;
+    } else {  // another escape: copied whole (its second byte may be a quote)
+      fixed.append(p, 2);
+      p += 2;
+    }
+  }
+  out->truncate(from);
+  out->append(fixed);
+}
+
+// A finite JSON number as Perfetto reads tts/tdur, or "" when the token is none.
+std::string_view NumberToken(std::string_view tok) {
+  const std::string_view inner = Unquote(tok);
+  if (inner.empty() || !IsJsonNumber(inner) || !IsPortableNumber(inner)) return {};
+  return inner;
+}
+
 }  // namespace
+
+const char* ConversionText(unsigned bit) {
+  switch (bit) {
+    case kLegacyAsync: return "legacy async events (ph S, T, p, F) written as nestable async (b, n, n, e): Perfetto drops or refuses the legacy phases";
+    case kNoDur: return "X events without \"dur\" written with \"dur\":0: Perfetto refuses an X without one";
+    case kThreadTime: return "tts/tdur values that are not finite numbers written as numbers or left out: Perfetto's reader stalls on them";
+    case kNameType: return "names or categories that are numbers or booleans written as strings: Perfetto reads them as no name";
+    case kArgsType: return "args that are not objects written as {\"value\": …}: Perfetto ignores them";
+    case kFlowFlag: return "flow_in/flow_out values that are not booleans written as booleans (or left out): Perfetto ignores them";
+    case kSurrogate: return "\\uD800–\\uDFFF escapes written as UTF-8 (U+FFFD when unpaired): Perfetto refuses the whole trace over them";
+  }
+  return "";
+}
 
 std::string_view Unquote(std::string_view t) {
   if (t.size() >= 2 && t.front() == '"' && t.back() == '"') return t.substr(1, t.size() - 2);
@@ -333,12 +124,15 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
     ids = &scratch_ids_;
   }
   Reader r{data, data, data + len, out, max_string_, std::min(max_depth_, kMaxNesting), {}, 0};
+  const size_t start = out->size();
+  size_t ph_at = 0;  // where the template has ph's letter
   bool had_pid = false, had_tid = false;
   std::string_view tok;
-  auto field = [&](std::string_view raw_key, std::string_view key) {
+  auto field = [&](std::string_view raw_key, std::string_view key) -> int {
     out->AppendPadded(raw_key);
     out->push_back(':');
-    switch (const Field which = FieldOf(key)) {
+    const Field which = FieldOf(key);
+    switch (which) {
       // args and id2 objects are read here, as level 2: their values are Value(2).
       case Field::kArgs:
         if (!r.AtObject()) break;
@@ -394,16 +188,50 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
         if (!r.Skip(&tok)) return false;
         if (tok.empty()) return r.Fail("id is not a scalar");
         (which == Field::kId ? f->id : f->bind_id) = tok;
-        PutId(tok, ids, out);
+        PutId(tok, ids, out, which == Field::kBindId ? kBindMark : kIdMark);
         return true;
-      default:
+      case Field::kTts:
+      case Field::kTdur:  // a finite number, or left out
+        if (!r.Skip(&tok)) return false;
+        if (tok == NumberToken(tok)) return out->append(tok), true;
+        f->converted |= kThreadTime;
+        if (NumberToken(tok).empty()) return Reader::kDropped;
+        return out->append(NumberToken(tok)), true;
+      case Field::kFlowIn:
+      case Field::kFlowOut:  // a boolean, or left out
+        if (!r.Skip(&tok)) return false;
+        if (tok == "true" || tok == "false") return out->append(tok), true;
+        f->converted |= kFlowFlag;
+        if (tok == "1" || tok == "\"true\"") return out->append("true"), true;
+        if (tok == "0" || tok == "\"false\"") return out->append("false"), true;
+        return Reader::kDropped;
+      default: {
+        const size_t mark = out->size();
         if (!r.Value(1, &tok)) return false;
-        if (which == Field::kPh) f->ph = Unquote(tok);
-        else if (which == Field::kName) f->name = Unquote(tok);
-        else if (which == Field::kCat) f->cat = Unquote(tok);
+        if (which == Field::kPh) {
+          f->ph = Unquote(tok);
+          if (tok.size() >= 3 && tok[0] == '"') ph_at = mark + 1;  // (its letter may be rewritten at the end)
+        } else if (which == Field::kName || which == Field::kCat) {
+          (which == Field::kName ? f->name : f->cat) = Unquote(tok);
+          if (!tok.empty() && tok[0] != '"' && tok != "null") {  // a number or a boolean: as a string
+            out->truncate(mark);
+            out->push_back('"');
+            out->append(tok);
+            out->push_back('"');
+            f->converted |= kNameType;
+          }
+        }
         return true;
+      }
     }
-    return r.Value(1);  // args or id2 that is not an object
+    if (which == Field::kArgs) {  // args that is not an object: kept, as {"value": …}
+      out->append("{\"value\":");
+      if (!r.Value(1)) return false;  // (as deep as it was read: the limit is the input's)
+      out->push_back('}');
+      f->converted |= kArgsType;
+      return true;
+    }
+    return r.Value(1);  // id2 that is not an object
   };
   // (A depth limit below 1 allows not even the event itself.)
   const bool ok = r.max_depth >= 1 ? r.Fields(field) && (consumed || r.End()) : r.TooDeep();
@@ -413,9 +241,24 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
     error_kind_ = r.too_long ? ParseError::kStringTooLong : ParseError::kInvalid;
     return false;
   }
-  // Every output event has a pid and a tid, before its closing brace.
+  // Every output event has a pid and a tid, before its closing brace (and an X a dur).
   out->truncate(out->size() - 1);
-  const bool empty = out->view().back() == '{';
+  bool empty = out->view().back() == '{';
+  if (f->dur.empty() && !f->ph.empty() && f->ph[0] == 'X') {
+    out->append(empty ? "\"dur\":0" : ",\"dur\":0");
+    f->converted |= kNoDur;
+    empty = false;
+  }
+  // Legacy async (S, T, p, F) as nestable async, the same pairs by (cat, id);
+  // a T with a dur is Perfetto's own (a thread state) and stays.
+  if (ph_at) {
+    char& c = out->data()[ph_at];
+    const char as = c == 'S' ? 'b' : c == 'F' ? 'e' : c == 'p' || (c == 'T' && f->dur.empty()) ? 'n' : c;
+    if (as != c) {
+      c = as;
+      f->converted |= kLegacyAsync;
+    }
+  }
   if (!had_pid) {
     out->append(empty ? "\"pid\":" : ",\"pid\":");
     out->push_back(kPidMark);
@@ -425,6 +268,10 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
     out->push_back(kTidMark);
   }
   out->push_back('}');
+  if (r.surrogate) {
+    FixSurrogates(out, start);
+    f->converted |= kSurrogate;
+  }
   if (consumed) *consumed = static_cast<size_t>(r.p - data);
   return true;
 }

@@ -36,7 +36,24 @@ struct EventFields {
   std::string_view arg_seq;         // args.Seq
   std::string_view arg_group;       // args["Process Group Name"]
   int64_t dur_ns = -1;              // dur parsed; -1 when absent, negative or not a number
+  unsigned converted = 0;           // Conversion bits: what the template writes otherwise than read
 };
+
+// What the template writes in another form than the input, so that Perfetto's
+// importer takes it (it refuses, drops or mis-reads these forms), the meaning
+// kept. The parse counts them per source as NOTEs.
+enum Conversion : unsigned {
+  kLegacyAsync = 1,   // ph S/T/p/F (Perfetto drops or refuses them) → nestable async b/n/n/e
+  kNoDur = 2,         // an X without dur (refused) → "dur":0
+  kThreadTime = 4,    // tts/tdur not a finite number (they stall Perfetto's reader): a numeric string → number, else left out
+  kNameType = 8,      // name/cat a number or boolean (read as no name) → a string
+  kArgsType = 16,     // args not an object (ignored) → {"value": …}
+  kFlowFlag = 32,     // flow_in/flow_out not a boolean (ignored) → true/false, or left out
+  kSurrogate = 64,    // \uD800–\uDFFF escapes (Perfetto refuses the whole trace) → UTF-8 (U+FFFD when lone)
+  kConversions = 7,   // (how many there are)
+};
+// "legacy async events (S/T/p/F) written as b/n/n/e", … — for a bit of Conversion.
+const char* ConversionText(unsigned bit);
 
 // One line of smdebug system metrics:
 // {"Type":"cpu","Name":"cpu0","Dimension":"CPUUtilization","Value":4.76,"NodeId":"algo-1","Timestamp":1591160699.45}
@@ -52,6 +69,12 @@ constexpr char kTidMark = '\x02';
 constexpr char kTsMark = '\x03';
 constexpr char kIdMark = '\x04';  // followed by the local id in decimal and kIdEnd
 constexpr char kIdEnd = '\x05';
+// A bind_id's placeholder, like kIdMark's: its output id is beyond 2^32, for
+// Perfetto keeps v2 flows (bind_id) and v1 flows (s/t/f, numbered 0, 1, … as
+// it meets them) in one id space — small bind_ids would join other flows.
+constexpr char kBindMark = '\x06';
+constexpr char kLastMark = kBindMark;  // (the placeholders are the bytes 1 to this)
+constexpr uint64_t kBindIdBase = uint64_t{1} << 32;
 
 // Why an event failed to parse (the message says it in words).
 enum class ParseError {

@@ -78,6 +78,8 @@ std::string JsonEscape(std::string_view s) {
       out += "\\u00";
       out.push_back(kHex[c >> 4]);
       out.push_back(kHex[c & 15]);
+    } else if (c == 0x7f) {  // (valid raw, but Perfetto's reader of top-level keys refuses it)
+      out += "\\u007f";
     } else if (c < 0x80) {
       out.push_back(static_cast<char>(c));
     } else {
@@ -103,15 +105,15 @@ std::string JsonEscape(std::string_view s) {
   return out;
 }
 
-// Bits of the placeholder bytes (0x01–0x05: nothing else below 0x20 is in
-// a template) among the 16 at p.
+// Bits of the placeholder bytes (0x01–kLastMark: nothing else below 0x20 is
+// in a template) among the 16 at p.
 uint32_t MarkBits(const char* p) {
 #if defined(__SSE2__)
   const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  return static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(kIdEnd)), x)));
+  return static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(kLastMark)), x)));
 #else
   uint32_t bits = 0;
-  for (int k = 0; k < 16; k++) bits |= uint32_t{static_cast<unsigned char>(p[k]) <= kIdEnd} << k;
+  for (int k = 0; k < 16; k++) bits |= uint32_t{static_cast<unsigned char>(p[k]) <= kLastMark} << k;
   return bits;
 #endif
 }
@@ -143,11 +145,13 @@ void Expand(std::string_view tpl, uint32_t pid, uint32_t tid, int64_t ts, uint64
       case kPidMark: out->AppendUint(pid); break;
       case kTidMark: out->AppendUint(tid); break;
       case kTsMark: AppendMicros(*out, ts); break;
-      case kIdMark: {
+      case kIdMark:
+      case kBindMark: {
+        const bool bind = p[-1] == kBindMark;
         uint64_t local = 0;
         while (p < end && *p != kIdEnd) local = local * 10 + static_cast<uint64_t>(*p++ - '0');
         p++;  // kIdEnd
-        out->AppendUint(id_base + local);
+        out->AppendUint((bind ? kBindIdBase : 0) + id_base + local);
         break;
       }
     }
@@ -380,7 +384,9 @@ void WriteOutput(Job& job, const TrackPlan& tracks, const OutputOrder& plan, con
   for (const ParsedSource& s : job.sources) report->sources.push_back(s.report);
   out.append("\n],\n\"displayTimeUnit\":\"ms\",\n\"metadata\":{\"tracemerge\":");
   out.append(report->ToJson());
-  out.append("}}\n");
+  // Nothing after the last brace, not even a newline: Perfetto's UI reads in
+  // 32 MiB chunks, and a chunk after its end that holds only "\n" fails the trace.
+  out.append("}}");
   w.Finish();
 }
 

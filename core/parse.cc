@@ -1,6 +1,7 @@
 #include "parse.h"
 
 #include <array>
+#include <set>
 #include <string>
 #include <unordered_map>
 
@@ -47,6 +48,9 @@ class SourceParser {
   // The process and thread last seen by a hash of their text; an entry may
   // be stale or another's, so it is checked.
   std::array<uint32_t, 64> proc_seen_{}, thread_seen_{};
+  std::array<std::pair<uint64_t, uint64_t>, kConversions> converted_{};  // per Conversion bit: (events, first offset)
+  std::set<std::string> flow_starts_;                 // v1 flows started: "cat\x1fname\x1fid"
+  std::pair<uint64_t, uint64_t> flow_reused_{0, 0};  // (s events that reuse one, first offset)
   IdTable ids_;                                         // original id → local number
   std::unordered_map<std::string, uint32_t> pair_keys_;  // async "cat\x1fid" → number
 };
@@ -102,6 +106,14 @@ bool SourceParser::Trace(int max_depth) {
     }
     s_.Warn(d.code, d.offset, d.message);
   }
+  for (unsigned k = 0; k < kConversions; k++)  // what was written in Perfetto's forms, said once each
+    if (const auto [n, first] = converted_[k]; n)
+      s_.Warn(Code::kNote, first, std::to_string(n) + " " + ConversionText(1u << k) + " (the first at this byte)");
+  if (flow_reused_.first)  // the data's own: ids are renumbered per file, not per flow
+    s_.Warn(Code::kNote, flow_reused_.second,
+            std::to_string(flow_reused_.first) + " flow starts (ph s) reuse a flow id (with its cat and name) "
+            "already started in this file: Perfetto links the first only and counts flow_duplicate_id "
+            "(the first at this byte)");
   if (!ok) return false;
   if (!top.base_time_ns.empty()) s_.base_time_ns = std::string(Trim(top.base_time_ns));
   if (auto rank = ParseScaled(FieldOf(top.distributed_info, "rank"), 1); rank && *rank >= 0) s_.rank = *rank;
@@ -231,6 +243,11 @@ void SourceParser::Add(Span sp, const EventFields& f, size_t mark) {
     if (auto step = ParseScaled(f.name.substr(kProfilerStep.size()), 1)) s_.profiler_steps.push_back({*step, idx});
   }
   if (ph == 'X' || ph == 'B') AddAnchor(idx, ph, f);
+  if (ph == 's' && !flow_starts_.insert(std::string(f.cat) + '\x1f' + std::string(f.name) + '\x1f' + std::string(f.id)).second &&
+      flow_reused_.first++ == 0)
+    flow_reused_.second = sp.offset;
+  for (unsigned k = 0; f.converted >> k; k++)
+    if (f.converted >> k & 1 && converted_[k].first++ == 0) converted_[k].second = sp.offset;
   cut.keep = true;
   s_.has_pairs |= ph == 'B' || ph == 'E' || IsPairPhase(ph);
   if (e.has_ts) (e.based ? s_.based_events : s_.relative_events) = true;

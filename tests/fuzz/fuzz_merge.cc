@@ -29,6 +29,7 @@
 #include "gzip.h"
 #include "merger.h"
 #include "simdjson.h"
+#include "perfetto_check.h"
 #include "viewer_check.h"
 
 namespace {
@@ -177,5 +178,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const tracemerge::test::Readings readings = tracemerge::test::CheckReadings(out);
   if (r.threads_out_of_lanes == 0 && !readings.ok() && readings.error.empty() && AllTimesReadable(doc))
     Fail("slices overlap as a viewer reads them:", readings.first);
+  // Perfetto imports it without an error our writing could have avoided
+  // (times before 1970 from a source's own clock are the data's).
+  if (AllTimesReadable(doc)) {
+    bool absolute = false;
+    for (const SourceReport& s : r.sources) absolute |= s.included && s.absolute;
+    auto avoidable = tracemerge::test::Avoidable(tracemerge::test::CheckPerfettoImport(out));
+    if (absolute) avoidable.erase("trace_sorter_negative_timestamp_dropped");
+    if (!avoidable.empty()) Fail("Perfetto would refuse:", avoidable.begin()->first);
+  }
   return 0;
 }

@@ -3,11 +3,13 @@
 // no pid shared by two files, every pid named, every event accounted for.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <set>
 
 #include "simdjson.h"
 #include "test_util.h"
+#include "perfetto_check.h"
 #include "viewer_check.h"
 
 namespace tracemerge::test {
@@ -31,7 +33,14 @@ bool CountInput(const Input& in, PhaseCounts* counts) {
   for (simdjson::dom::element e : events) {
     std::string_view ph;
     if (e["ph"].get_string().get(ph) || ph == "M") continue;
-    (*counts)[std::string(ph)]++;
+    // Legacy async is written as nestable async (Perfetto refuses the legacy
+    // phases); Perfetto's own T (with a dur) stays.
+    std::string out(ph);
+    const bool has_dur = e["dur"].error() == simdjson::SUCCESS;
+    if (ph == "S") out = "b";
+    else if (ph == "F") out = "e";
+    else if (ph == "p" || (ph == "T" && !has_dur)) out = "n";
+    (*counts)[out]++;
   }
   return true;
 }
@@ -171,6 +180,124 @@ TEST(ViewerCheck, FindsOverlapsOnlyInTheReadingsThatHaveThem) {
       {"ph":"X","ts":1712195495406752.6,"dur":1,"pid":1,"tid":1}]})");
   EXPECT_EQ(rounded.overlaps[0], 0u);
   EXPECT_EQ(rounded.overlaps[1] + rounded.overlaps[2], 2u) << rounded.first;
+}
+
+}  // namespace
+}  // namespace tracemerge::test
+
+namespace tracemerge::test {
+namespace {
+
+// What only the data can remove (Perfetto counts them the same in the input):
+// flow ids reused while open, flows outside slices, B/E children that outlive
+// their X parent.
+constexpr const char* kForcedStats[] = {"flow_duplicate_id", "flow_no_enclosing_slice", "misplaced_end_event"};
+
+std::string Text(const Input& in) {
+  return in.bytes.size() > 2 && static_cast<unsigned char>(in.bytes[0]) == 0x1f ? Inflate(in.bytes) : in.bytes;
+}
+
+std::string Describe(const std::map<std::string, uint64_t>& m) {
+  std::string s;
+  for (auto& [k, v] : m) s += k + " × " + std::to_string(v) + "; ";
+  return s;
+}
+
+// Perfetto imports our output without an error or a loss that the input
+// does not force: nothing avoidable, and the forced stats no more than the
+// input has (each file alone, then all at once, then the smdebug jobs).
+TEST(RealCorpus, PerfettoImportsEverythingTheDataAllows) {
+  const std::vector<Input> inputs = ReadTree(Corpus("real"));
+  std::map<std::string, uint64_t> forced_in;  // over all inputs
+  size_t checked = 0;
+  for (const Input& in : inputs) {
+    const MergeResult r = MergeInputs({in}, {});
+    if (r.report.fatal) continue;
+    const PerfettoImport out = CheckPerfettoImport(r.output);
+    EXPECT_EQ(Describe(Avoidable(out)), "") << in.name;
+    const PerfettoImport input = CheckPerfettoImport(Text(in));
+    for (const char* stat : kForcedStats) {
+      const uint64_t got = out.stats.count(stat) ? out.stats.at(stat) : 0;
+      if (!input.fatal.empty() && input.fatal.rfind("bytes after", 0) != 0) {
+        EXPECT_EQ(got, 0u) << in.name << ": " << stat << " where Perfetto cannot read the input (" << input.fatal << ")";
+        continue;
+      }
+      const uint64_t had = input.stats.count(stat) ? input.stats.at(stat) : 0;
+      EXPECT_LE(got, had) << in.name << ": " << stat;
+      forced_in[stat] += had;
+    }
+    checked++;
+  }
+  EXPECT_GT(checked, 40u);
+  const PerfettoImport all = CheckPerfettoImport(MergeInputs(inputs, {}).output);
+  EXPECT_EQ(Describe(Avoidable(all)), "") << "the whole corpus";
+  for (const char* stat : kForcedStats)
+    EXPECT_LE(all.stats.count(stat) ? all.stats.at(stat) : 0, forced_in[stat]) << "the whole corpus: " << stat;
+  for (const char* job : {"smdebug/tests/profiler/resources", "smdebug/constructed/combined_job", "smdebug/history"}) {
+    const PerfettoImport r = CheckPerfettoImport(MergeInputs(ReadTree(Corpus(job)), {}).output);
+    EXPECT_EQ(Describe(Avoidable(r)), "") << job;
+    EXPECT_TRUE(r.stats.empty()) << job << ": " << Describe(r.stats);
+  }
+}
+
+// The checked-in goldens too, as a viewer reads them.
+TEST(Goldens, PerfettoImportsThemWholeAndTheirSlicesNest) {
+  size_t n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(TRACEMERGE_GOLDEN_DIR)) {
+    const std::string text = ReadFile(entry.path().string());
+    const PerfettoImport r = CheckPerfettoImport(text);
+    EXPECT_EQ(Describe(Avoidable(r)), "") << entry.path();
+    EXPECT_TRUE(CheckReadings(text).ok()) << entry.path();
+    n++;
+  }
+  EXPECT_GE(n, 12u);
+}
+
+// The checker finds what Perfetto refuses (each rule read in its source).
+TEST(PerfettoCheck, FindsWhatPerfettoRefuses) {
+  auto check = [](const std::string& events) { return CheckPerfettoImport(R"({"traceEvents":[)" + events + "]}"); };
+  EXPECT_EQ(check(R"({"ph":"X","ts":1,"pid":1,"tid":1})").reasons["X without dur"], 1u);
+  EXPECT_EQ(check(R"({"ph":"T","ts":1,"id":1,"pid":1,"tid":1})").reasons["T without dur"], 1u);
+  EXPECT_EQ(check(R"({"ph":"i","ts":-1,"pid":1,"tid":1})").stats["trace_sorter_negative_timestamp_dropped"], 1u);
+  EXPECT_NE(check(R"({"ph":"B","ts":1,"pid":1,"tid":1,"tts":null})").fatal, "");
+  EXPECT_NE(check(R"({"ph":"i","ts":1,"pid":1,"tid":1,"name":"\ud83d\ude00"})").fatal, "");
+  EXPECT_EQ(check(R"({"ph":"C","ts":1,"pid":1,"tid":1,"args":{"a":true}})").forced["counter value not a number"], 1u);
+  // A B that outlives the X it began in; a flow id started twice.
+  const PerfettoImport r = check(R"({"ph":"X","ts":1,"dur":10,"pid":1,"tid":1},{"ph":"B","ts":2,"pid":1,"tid":1},
+      {"ph":"i","ts":20,"pid":1,"tid":1},{"ph":"s","id":"0x1","ts":3,"pid":1,"tid":1},{"ph":"s","id":"0x1","ts":4,"pid":1,"tid":1})");
+  EXPECT_EQ(r.stats.at("misplaced_end_event"), 1u);
+  EXPECT_EQ(r.stats.at("flow_duplicate_id"), 1u);
+  EXPECT_TRUE(Avoidable(r).empty()) << Describe(Avoidable(r));
+}
+
+// What Perfetto refuses for its form is written in a form it takes, the
+// meaning kept, each kind said once per file with its first byte.
+TEST(PerfettoForms, ConvertedEventsKeepTheirMeaningAndAreNoted) {
+  const std::string trace = R"([{"ph":"S","name":"a","cat":"c","id":7,"ts":1594662618000001,"pid":1,"tid":1},
+    {"ph":"T","name":"a","cat":"c","id":7,"ts":1594662618000002,"pid":1,"tid":1,"args":{"step":"s1"}},
+    {"ph":"F","name":"a","cat":"c","id":7,"ts":1594662618000003,"pid":1,"tid":1},
+    {"ph":"T","name":"Running","ts":1594662618000004,"dur":2,"pid":1,"tid":1},
+    {"ph":"X","name":42,"ts":1594662618000005,"pid":1,"tid":1,"tts":"17","tdur":null,"args":[1,2]},
+    {"ph":"X","name":"\ud83d\ude00 \ud800","ts":1594662618000006,"dur":1,"pid":1,"tid":1,"bind_id":3,"flow_out":1}])";
+  const MergeResult r = MergeInputs({{"a.json", trace}}, {});
+  ASSERT_FALSE(r.report.fatal);
+  const std::string& out = r.output;
+  EXPECT_NE(out.find(R"("ph":"b","name":"a","cat":"c","id":1)"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("ph":"n","name":"a","cat":"c","id":1,"ts":1594662618000002,"pid":1,"tid":1,"args":{"step":"s1"})"),
+            std::string::npos);
+  EXPECT_NE(out.find(R"("ph":"e","name":"a")"), std::string::npos);
+  EXPECT_NE(out.find(R"("ph":"T","name":"Running")"), std::string::npos) << "Perfetto's own T (with a dur) stays";
+  EXPECT_NE(out.find(R"("name":"42","ts":1594662618000005,"pid":1,"tid":1,"tts":17,"args":{"value":[1,2]},"dur":0})"),
+            std::string::npos);
+  EXPECT_NE(out.find("\"name\":\"\xF0\x9F\x98\x80 \\ufffd\""), std::string::npos) << "a pair as UTF-8, a lone half as U+FFFD";
+  EXPECT_NE(out.find(R"("bind_id":4294967298,"flow_out":true)"), std::string::npos) << "bind_ids beyond v1 flow ids";
+  EXPECT_EQ(Describe(Avoidable(CheckPerfettoImport(out))), "");
+  size_t notes = 0;
+  for (const Diagnostic& w : r.report.warnings) notes += w.code == Code::kNote && w.file == "a.json";
+  EXPECT_EQ(notes, 7u) << "legacy async, no dur, tts/tdur, name type, args type, flow flag, surrogates (one event each)";
+  std::string err;
+  EXPECT_EQ(ParseOutput(out, &err).size(), 8u);
+  EXPECT_EQ(err, "");
 }
 
 }  // namespace

@@ -149,7 +149,7 @@ TEST(EventParser, TemplateMarksWhatTheMergeFillsInAndCopiesTheRest) {
   EXPECT_EQ(r.tpl.view(),
             "{\"ph\":\"s\",\"ts\":\x03,\"pid\":\x01,\"id\":\x04" "1\x05,\"dur\":0,"
             "\"args\":{\"x\":[1,{\"y\":null}],\"s\":\"q\\\"r\"},\"id2\":{\"global\":\x04" "2\x05,\"local\":8},"
-            "\"bind_id\":\x04" "1\x05,\"tid\":\x02}");
+            "\"bind_id\":\x06" "1\x05,\"tid\":\x02}");
   EXPECT_EQ(r.ids.size(), 2u);
   EXPECT_EQ(r.f.dur, "-3");
   EXPECT_EQ(r.f.dur_ns, -1);  // negative: the merge warns
