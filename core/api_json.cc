@@ -1,5 +1,6 @@
 #include "api_json.h"
 
+#include "numbers.h"
 #include "stages.h"
 
 namespace tracemerge {
@@ -35,6 +36,51 @@ std::string ClassifyJson(std::string_view path, std::string_view raw_head) {
   Classification c = ClassifyRaw(path, raw_head);
   return "{\"kind\":" + Str(KindName(c.kind)) + ",\"node\":" + Str(c.node) + ",\"reason\":" + Str(c.reason) +
          ",\"quiet\":" + Bool(c.quiet) + "}";
+}
+
+std::string WindowPreviewJson(const std::vector<std::string>& argv, const std::vector<std::string>& steps) {
+  Args args;
+  const Status st = ParseArgs(argv, &args);
+  if (!st.ok()) return "{\"error\":" + Str(st.message) + ",\"fatal\":null}";
+  JobShape shape;
+  shape.steps_from = "the scan";
+  for (size_t k = 0; k + 1 < steps.size(); k += 2) {
+    auto step = ParseScaled(steps[k], 1);
+    auto ts = ParseMicros(steps[k + 1]);
+    if (step && ts) shape.steps.push_back({*step, *ts});
+  }
+  Window w;
+  if (auto fatal = ResolveWindow(args.options, shape, &w))
+    return "{\"error\":null,\"fatal\":{\"code\":" + Str(CodeName(fatal->code)) + ",\"message\":" + Str(fatal->message) +
+           "}}";
+  std::string s = "{\"error\":null,\"fatal\":null,\"bounded\":" + std::string(Bool(w.bounded));
+  if (w.start_ns != INT64_MIN) s += ",\"start_us\":" + FormatMicros(w.start_ns);
+  if (w.end_ns != INT64_MAX) s += ",\"end_us\":" + FormatMicros(w.end_ns);
+  if (w.start_step) s += ",\"start_step\":" + std::to_string(*w.start_step);
+  if (w.end_step) s += ",\"end_step\":" + std::to_string(*w.end_step);
+  if (w.start_ns != INT64_MIN && w.end_ns != INT64_MAX && w.end_ns < w.start_ns) s += ",\"empty\":true";
+  return s + "}";
+}
+
+std::string KindTableJson() {
+  struct Row {
+    Kind kind;
+    const char* only;
+    const char* label;
+  };
+  static const Row kRows[] = {{Kind::kPythonTimeline, "pythontimeline.json", "pythontimeline"},
+                              {Kind::kModelTimeline, "model_timeline.json", "model_timeline"},
+                              {Kind::kTfTrace, "trace.json.gz", "TF trace"},
+                              {Kind::kHorovod, "horovod_timeline.json", "horovod"},
+                              {Kind::kSystem, "system", "system metrics"},
+                              {Kind::kOther, "other", "other trace"}};
+  std::string s = "[";
+  for (const Row& r : kRows) {
+    if (KindFromFilterName(r.only) != r.kind) continue;  // (the filter's own names)
+    s += (s.size() > 1 ? ",{\"key\":" : "{\"key\":") + Str(KindName(r.kind)) + ",\"only\":" + Str(r.only) +
+         ",\"label\":" + Str(r.label) + "}";
+  }
+  return s + "]";
 }
 
 namespace {

@@ -19,6 +19,15 @@ std::string ArgsJson(const Args& args, const Status& status);
 std::string ResultJson(const Report& report, bool gzip);
 std::string ClassifyJson(std::string_view path, std::string_view raw_head);
 
+// The page's window preview, by the merge's own rules: the window flags as
+// the page would pass them (--unit, --start, --end: µs, a UTC date-time or
+// steps) and the steps a scan found (step, first ts in µs, as text) →
+//   {"error":null|"--start needs …","fatal":null|{code,message},"bounded":true,
+//    "start_us":…,"end_us":…,"start_step":2,"end_step":4}
+std::string WindowPreviewJson(const std::vector<std::string>& argv, const std::vector<std::string>& steps);
+// The kinds the suffix filter knows: [{"key":"pythontimeline","only":"pythontimeline.json","label":"pythontimeline"},…]
+std::string KindTableJson();
+
 // The CLI driver (driver.h) for wasm/tracemerge-cli.mjs:
 //   CliStartJson(argv) → {"exit":-1|0|2,"out":"…","err":"…","args":ArgsJson}
 std::string CliStartJson(const std::vector<std::string>& argv);

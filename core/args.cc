@@ -1,5 +1,8 @@
 #include "args.h"
 
+#include <optional>
+#include <tuple>
+
 #include "numbers.h"
 
 namespace tracemerge {
@@ -12,8 +15,9 @@ const char kUsage[] =
     "\n"
     "  -o FILE              output file; '-' = stdout; a .gz name gzips. Default:\n"
     "                       <end_us>_merged_timeline.json in the first folder given\n"
-    "  --start N, --end N   window: Unix µs (--unit time) or steps (--unit step);\n"
-    "                       events overlapping the window are kept, ends included\n"
+    "  --start T, --end T   window: Unix µs or a UTC date-time such as\n"
+    "                       '2020-07-13 17:50:18.5' (--unit time), or steps (--unit\n"
+    "                       step); events overlapping the window are kept, ends included\n"
     "  --unit time|step     default time; step windows exclude the end step (as smdebug)\n"
     "  --only KIND          merge only these kinds (repeatable): pythontimeline.json,\n"
     "                       model_timeline.json, trace.json.gz, horovod_timeline.json,\n"
@@ -52,6 +56,7 @@ Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
   *a = Args{};
   size_t i = !argv.empty() && argv[0] == "merge" ? 1 : 0;
   bool only_given = false;
+  std::optional<std::string> start_text, end_text;
   for (; i < argv.size(); i++) {
     const std::string& k = argv[i];
     std::string v;
@@ -69,9 +74,9 @@ Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
     } else if (k == "-o" || k == "--output") {
       if (!value()) return Usage(k + " needs a file name");
       a->output = v;
-    } else if (k == "--start" || k == "--end") {
-      if (!value() || !ParseInt(v, &n)) return Usage(k + " needs an integer (µs or step)");
-      (k == "--start" ? o.start : o.end) = n;
+    } else if (k == "--start" || k == "--end") {  // read once --unit is known (below)
+      if (!value()) return Usage(k + " needs a time or a step");
+      (k == "--start" ? start_text : end_text) = v;
     } else if (k == "--unit") {
       if (!value()) return Usage("--unit needs time or step");
       if (Status s = ParseUnit(v, &o.unit); !s.ok()) return s;
@@ -115,6 +120,21 @@ Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
       return Usage("unknown option '" + k + "'");
     } else {
       a->paths.push_back(k);
+    }
+  }
+  // A bound: a step number with --unit step, else whole Unix µs or a UTC date-time.
+  for (auto [text, bound, flag] : {std::tuple{&start_text, &a->options.start, "--start"},
+                                   std::tuple{&end_text, &a->options.end, "--end"}}) {
+    if (!*text) continue;
+    int64_t n = 0;
+    if (a->options.unit == Unit::kStep) {
+      if (!ParseInt(**text, &n)) return Usage(std::string(flag) + " needs a step number with --unit step, not '" + **text + "'");
+      *bound = n;
+    } else if (auto us = ParseTimeText(**text)) {
+      *bound = *us;
+    } else {
+      return Usage(std::string(flag) + " needs whole Unix µs or a UTC date-time such as 2020-07-13 17:50:18.5, not '" +
+                   **text + "'");
     }
   }
   if (a->options.start && a->options.end && *a->options.start > *a->options.end)

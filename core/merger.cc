@@ -185,6 +185,7 @@ Report Merger::Merge(const Sink& sink) {
   };
   if (ok && m.opt.scan_only) {  // the page asks first: what is in these files?
     report.scan_only = true;
+    report.overview_json = OverviewJson(job, shape, 256);
     return described();
   }
   if (ok) {

@@ -144,6 +144,7 @@ struct Report {
   std::string steps_from;                           // where the steps came from
   bool scan_only = false;                           // described, not merged
   uint32_t threads_out_of_lanes = 0;  // threads with more overlapping slices than lanes (a NOTE each)
+  std::string overview_json;          // a scan's overview (stages.h OverviewJson), for the page
 
   std::string Summary() const;  // human-readable, for stderr / the page
   std::string ToJson() const;   // the "tracemerge" object embedded in the output

@@ -165,6 +165,70 @@ void AppendMicros(std::string& out, int64_t ns) {
   out.append(buf, WriteMicros(buf, ns));
 }
 
+namespace {
+
+// Days from 1970-01-01 to y-m-d (proleptic Gregorian; H. Hinnant's days_from_civil).
+int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+}  // namespace
+
+std::optional<int64_t> ParseTimeText(std::string_view t) {
+  t = Trim(t);
+  if (t.empty()) return std::nullopt;
+  auto digits = [&](size_t at, size_t n, int64_t* out) {
+    if (at + n > t.size()) return false;
+    int64_t v = 0;
+    for (size_t i = at; i < at + n; i++) {
+      if (t[i] < '0' || t[i] > '9') return false;
+      v = v * 10 + (t[i] - '0');
+    }
+    *out = v;
+    return true;
+  };
+  // Whole µs.
+  const size_t sign = t[0] == '-';
+  if (t.size() > sign && t.find_first_not_of("0123456789", sign) == std::string_view::npos) {
+    if (t.size() - sign > 18) return std::nullopt;
+    int64_t v = 0;
+    digits(sign, t.size() - sign, &v);
+    return sign ? -v : v;
+  }
+  int64_t y, mo, d, h = 0, mi = 0, s = 0, frac = 0;
+  if (!digits(0, 4, &y) || t.size() < 10 || t[4] != '-' || !digits(5, 2, &mo) || t[7] != '-' || !digits(8, 2, &d))
+    return std::nullopt;
+  size_t i = 10;
+  if (i < t.size() && (t[i] == 'T' || t[i] == ' ') && i + 1 < t.size() && t[i + 1] >= '0' && t[i + 1] <= '9') {
+    if (!digits(i + 1, 2, &h) || i + 3 >= t.size() || t[i + 3] != ':' || !digits(i + 4, 2, &mi)) return std::nullopt;
+    i += 6;
+    if (i < t.size() && t[i] == ':') {
+      if (!digits(i + 1, 2, &s)) return std::nullopt;
+      i += 3;
+      if (i < t.size() && t[i] == '.') {
+        size_t n = 0;
+        for (i++; i < t.size() && t[i] >= '0' && t[i] <= '9'; i++, n++)
+          if (n < 6) frac = frac * 10 + (t[i] - '0');
+        if (n == 0 || n > 9) return std::nullopt;
+        for (; n < 6; n++) frac *= 10;
+      }
+    }
+  }
+  std::string_view zone = Trim(t.substr(i));
+  if (!(zone.empty() || zone == "Z" || zone == "z" || zone == "UTC")) return std::nullopt;
+  static const int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  if (mo < 1 || mo > 12 || d < 1 || d > kDays[mo - 1] || (mo == 2 && d == 29 && !leap) || h > 23 || mi > 59 || s > 59)
+    return std::nullopt;
+  const int64_t days = DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
+  return ((days * 24 + h) * 60 + mi) * 60 * 1000000 + s * 1000000 + frac;
+}
+
 std::string FormatMicros(int64_t ns) {
   std::string s;
   AppendMicros(s, ns);

@@ -51,6 +51,13 @@ bool IsJsonNumber(std::string_view token);
 //   IsPortableNumber("1.5e300") → true    IsPortableNumber("18446744073709551616") → false
 bool IsPortableNumber(std::string_view token);
 
+// A window bound as a user types it, in Unix µs: whole µs ("1594662618874598")
+// or a UTC date-time — "2020-07-13 17:50:18.874598", "2020-07-13T17:50:18Z",
+// "2020-07-13 17:50", "2020-07-13" (a T or a space; seconds, their fraction
+// (6 digits kept) and "Z"/"UTC" optional). nullopt when it is neither.
+//   ParseTimeText("2020-07-13 17:50:18.5") → 1594662618500000
+std::optional<int64_t> ParseTimeText(std::string_view text);
+
 // Strips JSON whitespace at both ends.
 std::string_view Trim(std::string_view s);
 

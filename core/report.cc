@@ -125,7 +125,9 @@ std::string Report::ToJson() const {
   s += "\"steps_from\":" + Quote(steps.empty() ? "" : steps_from) + ",\"steps\":[";
   for (size_t i = 0; i < steps.size() && i < 100000; i++)
     s += (i ? ",[" : "[") + std::to_string(steps[i].first) + "," + FormatMicros(steps[i].second) + "]";
-  s += "]},\n\"sources\":[";
+  s += "]},";
+  if (!overview_json.empty()) s += "\n\"overview\":" + overview_json + ",";
+  s += "\n\"sources\":[";
   bool first = true;
   for (const SourceReport& r : sources) {
     s += first ? "\n" : ",\n";

@@ -72,6 +72,13 @@ void ApplyWindow(const Window& window, Job& job);
 // {(3,t),(1,t),(2,t),(7,t)} → "1-3, 7"
 std::string StepList(const std::vector<std::pair<int64_t, int64_t>>& steps);
 
+// What the page draws before merging (overview.cc), as JSON: per source its
+// events counted in `bins` over the job's span, its steps (first and last
+// moment of each) and its system metrics (each dimension's mean per bin).
+//   → {"bins":256,"start_us":…,"end_us":…,"lanes":[{"source":0,"density":[…],"steps":[[1,t0,t1],…],
+//       "counters":[{"name":"GPUUtilization","values":[12.5,null,…]}]}, …]}
+std::string OverviewJson(const Job& job, const JobShape& shape, size_t bins);
+
 // ---- tracks (tracks.cc, lanes.cc) ----------------------------------------------------------
 struct SourceTracks {
   std::vector<uint32_t> pid;                // by proc: output pid; 0 = no kept event

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api_json.h"
+#include "stages.h"
 #include "merger.h"
 
 using emscripten::val;
@@ -172,6 +173,11 @@ std::string FinishJson(val argv, bool fatal, const std::string& summary, bool wr
 }
 std::string CliErrorJs(const std::string& message) { return tmg::CliError(message); }
 
+// The page's rules, from the core: the window preview, offsets' path match, the kinds.
+std::string WindowPreviewJs(val argv, val steps) { return tmg::WindowPreviewJson(Strings(argv), Strings(steps)); }
+bool PathMatchesJs(const std::string& path, const std::string& pattern) { return tmg::PathMatches(path, pattern); }
+std::string KindTableJs() { return tmg::KindTableJson(); }
+
 // Every error code's name, in the order of core/status.h (for tracemerge.d.ts's test).
 val ErrorCodes() {
   val names = val::array();
@@ -205,6 +211,9 @@ EMSCRIPTEN_BINDINGS(tracemerge) {
   emscripten::function("finishCli", &FinishJson);
   emscripten::function("cliError", &CliErrorJs);
   emscripten::function("errorCodes", &ErrorCodes);
+  emscripten::function("windowPreview", &WindowPreviewJs);
+  emscripten::function("pathMatches", &PathMatchesJs);
+  emscripten::function("kindTable", &KindTableJs);
   emscripten::function("classify", &ClassifyJson);
   emscripten::function("gzipSizeHint", &JsMerger::gzipSizeHint);
   emscripten::constant("version", std::string(tmg::kVersion));

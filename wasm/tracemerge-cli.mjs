@@ -111,7 +111,20 @@ async function main(argv) {
     process.stderr.write(end.err);
     return end.exit;
   };
-  if (args.scan) return finish(merger.merge().result, false);  // describe the job only
+  const writeReport = (text) => {
+    if (!args.report) return true;
+    try {
+      fs.writeFileSync(args.report, `${text}\n`);
+      return true;
+    } catch {
+      process.stderr.write(core.cliError(`cannot write report ${args.report}`));
+      return false;
+    }
+  };
+  if (args.scan) {  // describe the job only (the report has the page's overview too)
+    const { result, reportText } = merger.merge();
+    return writeReport(reportText) ? finish(result, false) : 1;
+  }
 
   const plan = JSON.parse(core.planOutput(argv, firstIsDir, target, process.pid));
   let fd;
@@ -160,14 +173,7 @@ async function main(argv) {
       return 1;
     }
   }
-  if (args.report) {
-    try {
-      fs.writeFileSync(args.report, `${reportText}\n`);
-    } catch {
-      process.stderr.write(core.cliError(`cannot write report ${args.report}`));
-      return 1;
-    }
-  }
+  if (!writeReport(reportText)) return 1;
   return finish(result, false, finalName);
 }
 

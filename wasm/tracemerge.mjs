@@ -496,6 +496,27 @@ export async function classifyFile(name, blob, { core } = {}) {
   return JSON.parse(core.classify(name, head));
 }
 
+// The page's rules, asked of the core so that the page and the CLI cannot
+// disagree (a core from loadCore()):
+//   previewWindow(core, { unit: 'step', start: '2', end: '4' }, report.job.steps)
+//     → { error: null, fatal: null, bounded: true, start_us: …, end_us: …, start_step: 2, end_step: 4 }
+//     (error: the option is not understood; fatal: e.g. UNKNOWN_STEP naming the steps there are)
+//   pathMatches(core, 'job/rank-1.json', 'rank-1.json') → true (how --offset PATH picks sources)
+//   kindTable(core) → [{ key: 'pythontimeline', only: 'pythontimeline.json', label: 'pythontimeline' }, …]
+export function previewWindow(core, { unit, start, end } = {}, steps = []) {
+  const flat = [];
+  for (const [step, ts] of steps) flat.push(String(step), String(ts));
+  return JSON.parse(core.windowPreview(optionsToArgs({ unit, start, end }), flat));
+}
+
+export function pathMatches(core, path, pattern) {
+  return core.pathMatches(path, pattern);
+}
+
+export function kindTable(core) {
+  return JSON.parse(core.kindTable());
+}
+
 export async function parseArgs(argv) {
   const core = await loadCore();
   return JSON.parse(core.parseArgs(argv));

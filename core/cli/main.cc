@@ -193,7 +193,15 @@ int main(int argc, char** argv) {
     std::cerr << end.err;
     return end.exit;
   };
-  if (opt.scan_only) return finish(merger.Merge([](std::string_view) {}), false, "");  // describe the job only
+  auto write_report = [&](const Report& report) {
+    if (args.report_path.empty() || WriteWhole(args.report_path, report.ToJson() + "\n")) return true;
+    std::cerr << CliError("cannot write report " + args.report_path);
+    return false;
+  };
+  if (opt.scan_only) {  // describe the job only (the report has the page's overview too)
+    const Report report = merger.Merge([](std::string_view) {});
+    return write_report(report) ? finish(report, false, "") : 1;
+  }
 
   FILE* out = plan.to_stdout ? stdout : std::fopen(plan.tmp.c_str(), "wb");
   if (!out) {
@@ -231,9 +239,6 @@ int main(int argc, char** argv) {
     std::remove(plan.tmp.c_str());
     return 1;
   }
-  if (!args.report_path.empty() && !WriteWhole(args.report_path, report.ToJson() + "\n")) {
-    std::cerr << CliError("cannot write report " + args.report_path);
-    return 1;
-  }
+  if (!write_report(report)) return 1;
   return finish(report, false, final_name);
 }

@@ -2,6 +2,8 @@
 // files and where they write — the rules, without the I/O.
 #include "driver.h"
 
+#include "api_json.h"
+
 #include <gtest/gtest.h>
 
 namespace tracemerge {
@@ -69,4 +71,19 @@ TEST(Driver, FinishPrintsTheSummaryAndSetsTheExitStatus) {
 }
 
 }  // namespace
+// The page's window preview: the merge's own parse and step rule.
+TEST(Driver, WindowPreviewAsTheMergeWouldResolveIt) {
+  const std::vector<std::string> steps = {"2", "1594662617507447", "4", "1594662617676641"};
+  EXPECT_EQ(WindowPreviewJson({"--unit", "step", "--start", "2", "--end", "4"}, steps),
+            R"({"error":null,"fatal":null,"bounded":true,"start_us":1594662617507447,"end_us":1594662617676640,"start_step":2,"end_step":4})");
+  EXPECT_EQ(WindowPreviewJson({"--start", "2020-07-13 17:50:18.5"}, {}),
+            R"({"error":null,"fatal":null,"bounded":true,"start_us":1594662618500000})");
+  EXPECT_NE(WindowPreviewJson({"--unit", "step", "--start", "9"}, steps).find("UNKNOWN_STEP"), std::string::npos);
+  EXPECT_NE(WindowPreviewJson({"--start", "noon"}, {}).find("\"error\":\"--start needs whole Unix µs or a UTC date-time"),
+            std::string::npos);
+  EXPECT_NE(WindowPreviewJson({"--unit", "step", "--start", "4", "--end", "4"}, steps).find("\"empty\":true"),
+            std::string::npos);
+  EXPECT_EQ(KindTableJson().rfind(R"([{"key":"pythontimeline","only":"pythontimeline.json","label":"pythontimeline"},)", 0), 0u);
+}
+
 }  // namespace tracemerge

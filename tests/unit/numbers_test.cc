@@ -106,3 +106,25 @@ TEST(WriteUint, MatchesToString) {
 
 }  // namespace
 }  // namespace tracemerge
+
+namespace tracemerge {
+namespace {
+
+// What the page and the CLI accept as a window bound: one rule (the page asks the core).
+TEST(ParseTimeText, WholeMicrosOrAUtcDateTime) {
+  EXPECT_EQ(ParseTimeText("1594662618874598"), 1594662618874598);
+  EXPECT_EQ(ParseTimeText(" -5 "), -5);
+  EXPECT_EQ(ParseTimeText("2020-07-13 17:50:18.874598"), 1594662618874598);
+  EXPECT_EQ(ParseTimeText("2020-07-13T17:50:18.5Z"), 1594662618500000);
+  EXPECT_EQ(ParseTimeText("2020-07-13 17:50:18.123456789 UTC"), 1594662618123456) << "beyond µs: cut";
+  EXPECT_EQ(ParseTimeText("2020-07-13 17:50"), 1594662600000000);
+  EXPECT_EQ(ParseTimeText("2020-07-13"), 1594598400000000);
+  EXPECT_EQ(ParseTimeText("1970-01-01"), 0);
+  EXPECT_EQ(ParseTimeText("2024-02-29 00:00:00"), 1709164800000000);
+  for (const char* bad : {"", "12.5", "2023-02-29", "2020-13-01", "2020-07-13 25:00", "2020-07-13 17:50:18.",
+                          "2020-07-13 17:50:18 CET", "yesterday", "1e6", "2020-7-13"})
+    EXPECT_FALSE(ParseTimeText(bad)) << bad;
+}
+
+}  // namespace
+}  // namespace tracemerge

@@ -1,0 +1,104 @@
+// The overview: what the page draws of a job before merging it — per source,
+// its events over the job's span in bins, its steps, its system metrics.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+#include "numbers.h"
+#include "serial_worker.h"
+#include "stages.h"
+
+namespace tracemerge {
+namespace {
+
+// The bin of ts among `bins` over [start, end].
+size_t BinOf(int64_t ts, int64_t start, int64_t end, size_t bins) {
+  if (ts <= start || end <= start) return 0;
+  if (ts >= end) return bins - 1;
+  return std::min(bins - 1, static_cast<size_t>(static_cast<double>(ts - start) / static_cast<double>(end - start) *
+                                                 static_cast<double>(bins)));
+}
+
+// A metrics event's value and dimension, from its template
+// ({"name":"<Name>_<Dimension>","ph":"C",…,"args":{"value":V}}).
+bool MetricOf(const ParsedSource& s, const Event& e, std::string* dimension, double* value) {
+  if (s.stored) return false;
+  const std::string_view t = s.arena.view().substr(e.offset, e.length);
+  const size_t name = t.find("\"name\":\""), under = t.find('_', name + 8), quote = t.find('"', name + 8);
+  const size_t v = t.rfind("\"value\":");
+  if (name == std::string_view::npos || v == std::string_view::npos || quote == std::string_view::npos) return false;
+  *dimension = std::string(under < quote ? t.substr(under + 1, quote - under - 1) : t.substr(name + 8, quote - name - 8));
+  *value = std::strtod(std::string(t.substr(v + 8)).c_str(), nullptr);
+  return true;
+}
+
+}  // namespace
+
+std::string OverviewJson(const Job& job, const JobShape& shape, size_t bins) {
+  const int64_t start = shape.start_ns, end = std::max(shape.end_ns, shape.start_ns + 1);
+  std::vector<std::string> parts(job.sources.size());
+  ForEach(job.sources.size(), job.threads, [&](size_t k) {
+    const ParsedSource& s = job.sources[k];
+    if (!s.report.included || s.events.empty()) return;
+    std::vector<uint64_t> density(bins, 0);
+    std::map<std::string, std::pair<std::vector<double>, std::vector<uint32_t>>> metrics;  // dimension → (sum, n) per bin
+    for (const Event& e : s.events) {
+      if (e.ph == 'M' || !e.has_ts) continue;
+      const size_t b = BinOf(e.ts, start, end, bins);
+      density[b]++;
+      std::string dimension;
+      double value = 0;
+      if (s.cls.kind == Kind::kSystem && MetricOf(s, e, &dimension, &value)) {
+        auto& [sum, n] = metrics[dimension];
+        if (sum.empty()) sum.assign(bins, 0), n.assign(bins, 0);
+        sum[b] += value;
+        n[b]++;
+      }
+    }
+    // Each step of this source: its first and its last moment (marked events).
+    const bool python = !s.step_marks.empty();
+    std::map<int64_t, std::pair<int64_t, int64_t>> steps;
+    for (auto [step, index] : python ? s.step_marks : s.profiler_steps) {
+      const Event& e = s.events[index];
+      auto [it, added] = steps.try_emplace(step, e.ts, e.ts + Duration(e));
+      it->second.first = std::min(it->second.first, e.ts);
+      it->second.second = std::max(it->second.second, e.ts + Duration(e));
+    }
+    std::string& j = parts[k];
+    j = "{\"source\":" + std::to_string(k) + ",\"density\":[";
+    for (size_t b = 0; b < bins; b++) j += (b ? "," : "") + std::to_string(density[b]);
+    j += "],\"steps\":[";
+    bool first = true;
+    for (auto& [step, range] : steps) {
+      j += std::string(first ? "" : ",") + "[" + std::to_string(step) + "," + FormatMicros(range.first) + "," +
+           FormatMicros(range.second) + "]";
+      first = false;
+    }
+    j += "],\"counters\":[";
+    first = true;
+    for (auto& [dimension, sn] : metrics) {
+      j += std::string(first ? "" : ",") + "{\"name\":\"" + JsonEscape(dimension) + "\",\"values\":[";
+      for (size_t b = 0; b < bins; b++) {
+        if (b) j += ',';
+        char value[32];
+        std::snprintf(value, sizeof value, "%.2f", sn.first[b] / sn.second[b]);
+        j += sn.second[b] ? value : "null";
+      }
+      j += "]}";
+      first = false;
+    }
+    j += "]}";
+  });
+  std::string out = "{\"bins\":" + std::to_string(bins) + ",\"start_us\":" + FormatMicros(start) +
+                    ",\"end_us\":" + FormatMicros(end) + ",\"lanes\":[";
+  bool first = true;
+  for (const std::string& p : parts) {
+    if (p.empty()) continue;
+    out += (first ? "" : ",") + p;
+    first = false;
+  }
+  return out + "]}";
+}
+
+}  // namespace tracemerge
