@@ -209,7 +209,8 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
         const size_t mark = out->size();
         if (!r.Value(1, &tok)) return false;
         if (which == Field::kPh) {
-          f->ph = Unquote(tok);
+          f->ph_not_string = tok.empty() || tok[0] != '"';  // (then no phase: Perfetto reads none)
+          f->ph = f->ph_not_string ? std::string_view() : Unquote(tok);
           if (tok.size() >= 3 && tok[0] == '"') ph_at = mark + 1;  // (its letter may be rewritten at the end)
         } else if (which == Field::kName || which == Field::kCat) {
           (which == Field::kName ? f->name : f->cat) = Unquote(tok);

@@ -37,6 +37,7 @@ struct EventFields {
   std::string_view arg_group;       // args["Process Group Name"]
   int64_t dur_ns = -1;              // dur parsed; -1 when absent, negative or not a number
   unsigned converted = 0;           // Conversion bits: what the template writes otherwise than read
+  bool ph_not_string = false;       // ph was there but not a string (then ph is empty)
 };
 
 // What the template writes in another form than the input, so that Perfetto's

@@ -175,7 +175,8 @@ void SourceParser::Add(Span sp, const EventFields& f, size_t mark) {
   SourceReport& r = s_.report;
   if (f.ph.empty()) {
     r.events_dropped++;
-    return s_.Warn(Code::kBadEvent, sp.offset, "event has no \"ph\"; dropped");
+    return s_.Warn(Code::kBadEvent, sp.offset,
+                   f.ph_not_string ? "\"ph\" is not a string; dropped" : "event has no \"ph\"; dropped");
   }
   const char ph = f.ph[0];
   if (ph == 'M' && f.name == "process_name" && !f.arg_start_time.empty()) {

@@ -195,4 +195,14 @@ TEST(FuzzRegression, ATopLevelHostNameIsCheckedBeforeItNamesTracks) {
   }
 }
 
+// fuzz_merge: an event whose ph is a number (400.0) was kept as phase '4';
+// Perfetto reads no phase there and refuses it. Now it is dropped as BAD_EVENT.
+TEST(FuzzRegression, APhThatIsNotAStringDropsItsEvent) {
+  const MergeResult r = MergeInputs({{"a.json", R"([{"ph":400.0,"ts":1,"pid":1},{"ph":"i","ts":2,"pid":1}])"}}, {});
+  ASSERT_FALSE(r.report.fatal);
+  EXPECT_EQ(r.report.sources[0].events_dropped, 1u);
+  EXPECT_EQ(r.report.sources[0].events_kept, 1u);
+  EXPECT_EQ(r.report.warnings[0].message, "\"ph\" is not a string; dropped");
+}
+
 }  // namespace tracemerge::test
