@@ -18,7 +18,8 @@ std::string ArgsJson(const Args& a, const Status& status) {
          ",\"help\":" + Bool(a.help) + ",\"version\":" + Bool(a.version) + ",\"quiet\":" + Bool(a.quiet) +
          ",\"output\":" + Str(a.output) + ",\"report\":" + Str(a.report_path) + ",\"gzip\":" +
          Bool(a.options.gzip) + ",\"scan\":" + Bool(a.options.scan_only) +
-         ",\"memoryBudgetGiven\":" + Bool(a.options.memory_budget != UINT64_MAX) + ",\"paths\":[" + paths + "],\"usage\":" + Str(kUsage) +
+         ",\"memoryBudgetGiven\":" + Bool(a.options.memory_budget != UINT64_MAX) +
+         ",\"threads\":" + std::to_string(a.options.threads) + ",\"paths\":[" + paths + "],\"usage\":" + Str(kUsage) +
          ",\"version_text\":" + Str(std::string("tracemerge ") + kVersion) + "}";
 }
 

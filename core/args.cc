@@ -35,6 +35,8 @@ const char kUsage[] =
     "  --memory-mb N        keep events in memory up to about N MB, the rest in a\n"
     "                       temporary file (native) or outside the wasm heap; default:\n"
     "                       all in memory natively, 512 in wasm\n"
+    "  --threads N          threads to parse and write on (default: the machine's cores;\n"
+    "                       the Node CLI: N - 1 helper workers); the same output for any N\n"
     "  --scan               only describe the job (time span, steps, sources); write nothing\n"
     "  --quiet              print only errors\n"
     "  --version, --help\n";
@@ -54,6 +56,7 @@ Status Usage(std::string msg) { return Status::Error(Code::kUsage, std::move(msg
 
 Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
   *a = Args{};
+  a->options.threads = 0;  // (not given: the CLI's default, the machine's cores)
   size_t i = !argv.empty() && argv[0] == "merge" ? 1 : 0;
   bool only_given = false;
   std::optional<std::string> start_text, end_text;
@@ -109,6 +112,10 @@ Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
     } else if (k == "--memory-mb") {
       if (!value() || !ParseInt(v, &n) || n < 0 || n > (int64_t{1} << 30)) return Usage("--memory-mb needs an integer ≥ 0");
       o.memory_budget = static_cast<uint64_t>(n) << 20;
+    } else if (k == "--threads") {
+      if (!value() || !ParseInt(v, &n) || n < 1 || n > 1024) return Usage("--threads needs a number of threads, 1 or more");
+      o.threads = static_cast<unsigned>(n);
+      a->threads_given = true;
     } else if (k == "--scan") {
       o.scan_only = true;
     } else if (k == "--max-string-mb") {

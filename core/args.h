@@ -19,6 +19,7 @@ struct Args {
   std::string output;       // "" = default name, "-" = stdout
   std::string report_path;  // --report
   bool quiet = false, help = false, version = false;
+  bool threads_given = false;  // --threads (else options.threads is 0: the CLI's default, the cores)
   std::vector<std::string> paths;
 };
 

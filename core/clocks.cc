@@ -2,7 +2,7 @@
 #include <string>
 
 #include "numbers.h"
-#include "serial_worker.h"
+#include "worker_pool.h"
 #include "stages.h"
 
 namespace tracemerge {

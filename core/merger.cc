@@ -10,7 +10,7 @@
 #include "align.h"
 #include "layout.h"
 #include "parse.h"
-#include "serial_worker.h"
+#include "worker_pool.h"
 #include "stages.h"
 #include "stream.h"
 #include "transfer.h"
@@ -78,16 +78,17 @@ struct ParseJob {
 
 struct Merger::Impl {
   explicit Impl(Options o)
-      : opt(std::move(o)), budget(opt.memory_budget, opt.store.get()), ticker(&opt.progress) {
+      : opt(std::move(o)), budget(opt.memory_budget, opt.store.get()), ticker(&opt.progress),
+        parsers(std::max(opt.threads, 1u)) {
     limits.kinds = opt.kinds;
     limits.max_depth = opt.max_depth;
-    for (EventParser* p : {&parser, &worker_parser}) {
-      p->set_max_string(opt.max_string_bytes);
-      p->set_max_depth(opt.max_depth);  // as the tokenizer's
+    for (EventParser& p : parsers) {
+      p.set_max_string(opt.max_string_bytes);
+      p.set_max_depth(opt.max_depth);  // as the tokenizer's
     }
   }
-  // The stages after the last source may share their loops with a second thread.
-  int Threads() const { return opt.parse_in_background || opt.write_in_background ? 2 : 1; }
+  int Threads() const { return static_cast<int>(std::max(opt.threads, 1u)); }
+  bool Pooled() const { return opt.threads > 1; }
   // Inflate, parse and lay out one source into *out (its place among the sources).
   void Ingest(SourceBytes in, ParsedSource* out, EventParser& p, Ticker* t) {
     in.Inflate();
@@ -99,30 +100,31 @@ struct Merger::Impl {
   ParseLimits limits;
   Budget budget;
   Ticker ticker;  // progress and cancel, from the caller's thread only
-  EventParser parser, worker_parser;
+  std::vector<EventParser> parsers;  // one per thread: [0] the caller's, [1 + w] worker w's
   std::optional<SourceStream> open;  // the source between BeginSource and EndSource
   // Parsed sources, in arrival order (a deque: a new one does not move the
   // others, which the worker may be parsing into).
   std::deque<ParsedSource> sources;
   ParsedSource* exportable = nullptr;  // the last source, parsed here and not yet exported
   uint32_t next_arrival = 0;
-  // Options.parse_in_background: a source that ends while the worker has none
-  // waiting goes to it. Last: destroyed (its thread joined) before the rest.
-  std::unique_ptr<SerialWorker<ParseJob>> worker;
+  // Options.threads > 1: a source that ends goes to a free worker (or waits
+  // for one, one at a time). Last: destroyed (its threads joined) before the rest.
+  std::unique_ptr<WorkerPool<ParseJob>> workers;
 };
 
 Merger::Merger(Options options) : impl_(new Impl(std::move(options))) {
-  if (impl_->opt.parse_in_background)
-    impl_->worker = std::make_unique<SerialWorker<ParseJob>>(1, [m = impl_.get()](ParseJob& job) {
-      m->Ingest(std::move(job.in), job.out, m->worker_parser, nullptr);
-    });
+  if (impl_->Pooled())
+    impl_->workers = std::make_unique<WorkerPool<ParseJob>>(
+        impl_->opt.threads - 1, 1, [m = impl_.get()](ParseJob& job, unsigned worker) {
+          m->Ingest(std::move(job.in), job.out, m->parsers[1 + worker], nullptr);
+        });
 }
 Merger::~Merger() = default;
 
 void Merger::BeginSource(std::string path, uint64_t size_hint, bool in_folder) {
   Impl& m = *impl_;
-  m.open.emplace(std::move(path), m.next_arrival++, m.opt.max_inflated_bytes, m.opt.parse_in_background,
-                 m.budget.TakeSpare(), size_hint);
+  m.open.emplace(std::move(path), m.next_arrival++, m.opt.max_inflated_bytes, m.Pooled(), m.budget.TakeSpare(),
+                 size_hint);
   m.open->SetInFolder(in_folder);
   m.exportable = nullptr;
 }
@@ -136,21 +138,21 @@ void Merger::EndSource() {
   if (!m.open) return;
   ParseJob job{std::move(*m.open).End(), &m.sources.emplace_back()};
   m.open.reset();
-  // In the background while the worker keeps up (one source may wait for
-  // it), else here: both threads parse. (No progress from the worker's.)
-  if (m.worker && m.worker->TryPush(job)) return;
-  m.Ingest(std::move(job.in), job.out, m.parser, m.opt.parse_in_background ? nullptr : &m.ticker);
-  m.exportable = m.worker ? nullptr : job.out;
+  // On a worker while they keep up (one source may wait for them), else
+  // here: every thread parses. (No progress from the workers'.)
+  if (m.workers && m.workers->TryPush(job)) return;
+  m.Ingest(std::move(job.in), job.out, m.parsers[0], m.Pooled() ? nullptr : &m.ticker);
+  m.exportable = m.workers ? nullptr : job.out;
 }
 
 Report Merger::Merge(const Sink& sink) {
   Impl& m = *impl_;
   Report report;
-  if (m.worker) {  // sources still waiting for the worker are parsed here meanwhile
+  if (m.workers) {  // sources still waiting for a worker are parsed here meanwhile
     ParseJob job;
-    while (m.worker->TakeBack(&job)) m.Ingest(std::move(job.in), job.out, m.parser, nullptr);
+    while (m.workers->TakeBack(&job)) m.Ingest(std::move(job.in), job.out, m.parsers[0], nullptr);
   }
-  m.worker.reset();  // once the last source is parsed
+  m.workers.reset();  // once the last source is parsed
   m.budget.FreeSpare();
   m.exportable = nullptr;
   Job job = JoinSources(std::move(m.sources), m.Threads());

@@ -71,20 +71,17 @@ struct Options {
   // of the sources beyond it go to `store` (when set) as they are parsed.
   uint64_t memory_budget = UINT64_MAX;
   std::shared_ptr<TemplateStore> store;
-  // Inflate and parse sources on a second thread too: a source that ends while
-  // that thread has none waiting goes to it, the others are inflated and parsed
-  // by the caller (the same output either way). Up to three sources' inputs are
-  // in memory then (two being parsed, one waiting, a gzip one still
-  // compressed); "parse" progress is not reported, and
-  // Options.store must take Put() from either thread (one at a time). The
-  // native CLI sets it on machines with more than one core.
-  bool parse_in_background = false;
-  // Render the output on a second thread too: the time order is cut into
-  // slices, rendered alternately by the caller and that thread (the same
-  // output). Not with a store. The native CLI sets it with the above.
-  // (Either of the two also lets the stages between the last source and the
-  // output — clocks, tracks and lanes, each source's run — share a second thread.)
-  bool write_in_background = false;
+  // Threads the merge may use, the caller's included (the same output
+  // whatever the number). Beyond 1: sources are inflated and parsed on
+  // threads - 1 workers too — a source that ends while none of them is free
+  // and one already waits is parsed by the caller, so at most 2 × threads
+  // sources' inputs are in memory (a gzip one still compressed while it
+  // waits); "parse" progress is not reported then, and Options.store must
+  // take Put() from any thread (one at a time). The stages after the last
+  // source share their loops, and the output's time slices are rendered on
+  // all threads in turn (not with a store). The native CLI sets --threads
+  // (default: the machine's cores).
+  unsigned threads = 1;
   // Parse and resolve the window only: the report describes the job (span,
   // steps, sources, warnings); nothing is written.
   bool scan_only = false;

@@ -4,7 +4,7 @@
 #include <functional>
 
 #include "radix_sort.h"
-#include "serial_worker.h"
+#include "worker_pool.h"
 #include "stages.h"
 
 namespace tracemerge {

@@ -1,6 +1,6 @@
 // Output: generated track names, carried metadata, then the ordered events
-// rewritten one by one from their templates (with write_in_background,
-// alternate time slices on two threads), then the report. Output leaves in
+// rewritten one by one from their templates (with Options.threads, time
+// slices rendered on all of them in turn), then the report. Output leaves in
 // ~1 MB chunks (optionally gzipped), never as one giant string.
 #include <atomic>
 #include <condition_variable>
@@ -241,68 +241,82 @@ bool RenderEvents(std::vector<SourceOut>& sources, TimeOrder::Cursor& cursor, Te
   return true;
 }
 
-// Renders the odd slices (1, 3, 5, …) of the order on a second thread, one
-// ahead of the caller, who takes each when its turn comes. Not with a store,
-// whose reads are not shared.
-class OddSlices {
+// Renders slices of the order on helper threads, one ahead of the caller,
+// who takes each when its turn comes: with n threads in all, helper h
+// (1 … n - 1) renders the slices k with k % n == h, the caller those with
+// k % n == 0. Not with a store, whose reads are not shared.
+class SliceRenderers {
  public:
-  OddSlices(std::vector<SourceOut>& sources, std::vector<TimeOrder::Cursor>& slices) {
-    if (slices.size() < 2) return;
-    thread_ = std::thread([this, &sources, &slices] {
-      ByteBuffer buf;
-      std::vector<uint64_t> kept;
-      Report unused;  // (no store: rendering cannot fail)
-      for (size_t k = 1; k < slices.size(); k += 2) {
-        {
-          std::lock_guard<std::mutex> lock(mu_);
-          if (spare_.capacity() > buf.capacity()) buf.swap(spare_);
+  SliceRenderers(std::vector<SourceOut>& sources, std::vector<TimeOrder::Cursor>& slices, unsigned threads) {
+    const size_t n = std::min<size_t>(threads, slices.size());
+    lanes_ = std::vector<Lane>(n > 1 ? n - 1 : 0);
+    for (size_t h = 0; h < lanes_.size(); h++)
+      lanes_[h].thread = std::thread([this, h, n, &sources, &slices] {
+        Lane& lane = lanes_[h];
+        ByteBuffer buf;
+        std::vector<uint64_t> kept;
+        Report unused;  // (no store: rendering cannot fail)
+        for (size_t k = h + 1; k < slices.size(); k += n) {
+          {
+            std::lock_guard<std::mutex> lock(lane.mu);
+            if (lane.spare.capacity() > buf.capacity()) buf.swap(lane.spare);
+          }
+          buf.clear();
+          kept.assign(sources.size(), 0);
+          bool first = false;  // (slice 0 came before)
+          RenderEvents(sources, slices[k], nullptr, &first, buf, kept, &unused, [&](uint64_t) { return !stop_; });
+          std::unique_lock<std::mutex> lock(lane.mu);
+          lane.cv.wait(lock, [&] { return !lane.ready || stop_; });
+          if (stop_) return;
+          lane.ready.emplace(std::move(buf));
+          lane.ready_kept.swap(kept);
+          lane.cv.notify_all();
         }
-        buf.clear();
-        kept.assign(sources.size(), 0);
-        bool first = false;  // (slice 0 came before)
-        RenderEvents(sources, slices[k], nullptr, &first, buf, kept, &unused, [&](uint64_t) { return !stop_; });
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [&] { return !ready_ || stop_; });
-        if (stop_) return;
-        ready_.emplace(std::move(buf));
-        ready_kept_.swap(kept);
-        cv_.notify_all();
-      }
-    });
+      });
   }
-  ~OddSlices() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
+  ~SliceRenderers() {
+    stop_ = true;
+    for (Lane& lane : lanes_) {
+      { std::lock_guard<std::mutex> lock(lane.mu); }
+      lane.cv.notify_all();
     }
-    cv_.notify_all();
-    if (thread_.joinable()) thread_.join();
+    for (Lane& lane : lanes_)
+      if (lane.thread.joinable()) lane.thread.join();
   }
-  bool running() const { return thread_.joinable(); }
-  // The next odd slice, once rendered; adds its events by source to kept.
-  ByteBuffer Take(std::vector<uint64_t>& kept) {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return ready_.has_value(); });
-    ByteBuffer buf = std::move(*ready_);
-    ready_.reset();
-    for (size_t i = 0; i < kept.size(); i++) kept[i] += ready_kept_[i];
-    cv_.notify_all();
+  // Whose slice k is: -1 the caller's, else the helper that renders it.
+  int Owner(size_t k) const {
+    const size_t n = lanes_.size() + 1;
+    return k % n == 0 ? -1 : static_cast<int>(k % n) - 1;
+  }
+  // Helper h's next slice, once rendered; adds its events by source to kept.
+  ByteBuffer Take(int h, std::vector<uint64_t>& kept) {
+    Lane& lane = lanes_[static_cast<size_t>(h)];
+    std::unique_lock<std::mutex> lock(lane.mu);
+    lane.cv.wait(lock, [&] { return lane.ready.has_value(); });
+    ByteBuffer buf = std::move(*lane.ready);
+    lane.ready.reset();
+    for (size_t i = 0; i < kept.size(); i++) kept[i] += lane.ready_kept[i];
+    lane.cv.notify_all();
     return buf;
   }
-  // A taken slice's buffer, sent: the next slice is rendered into it.
-  void GiveBack(ByteBuffer buf) {
-    std::lock_guard<std::mutex> lock(mu_);
-    spare_.swap(buf);
+  // A taken slice's buffer, sent: helper h renders its next one into it.
+  void GiveBack(int h, ByteBuffer buf) {
+    Lane& lane = lanes_[static_cast<size_t>(h)];
+    std::lock_guard<std::mutex> lock(lane.mu);
+    lane.spare.swap(buf);
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::optional<ByteBuffer> ready_;   // the next odd slice, rendered
-  std::vector<uint64_t> ready_kept_;  // and its events by source
-  ByteBuffer spare_;
+  struct Lane {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::optional<ByteBuffer> ready;   // its next slice, rendered
+    std::vector<uint64_t> ready_kept;  // and its events by source
+    ByteBuffer spare;
+    std::thread thread;
+  };
   std::atomic<bool> stop_{false};
-  std::thread thread_;  // last: started once the rest is set up
+  std::vector<Lane> lanes_;  // last: its threads started once the rest is set up
 };
 
 }  // namespace
@@ -355,28 +369,29 @@ void WriteOutput(Job& job, const TrackPlan& tracks, const OutputOrder& plan, con
     report->fatal = Diagnostic{Code::kCancelled, "", 0, "merge cancelled while writing"};
     return false;
   };
-  // With a second thread, the order is cut into slices by time: this thread
-  // writes the even ones while the other renders the odd ones.
+  // With more threads, the order is cut into slices by time, rendered in
+  // turn by this thread and the others; this one sends them in order.
   constexpr uint64_t kSliceEvents = 4096;  // (~0.5 MB of output)
-  const bool two = ok && options.write_in_background && !store && total > 1;
+  const unsigned threads = ok && !store && total > 1 ? std::max(options.threads, 1u) : 1;
   std::vector<TimeOrder::Cursor> slices =
-      plan.order.Slices(two ? std::max<uint64_t>(total / kSliceEvents, std::min<uint64_t>(total, 16)) : 1);
+      plan.order.Slices(threads > 1 ? std::max<uint64_t>(total / kSliceEvents, std::min<uint64_t>(total, 16)) : 1);
   {
-    OddSlices odd(sources, slices);
+    SliceRenderers helpers(sources, slices, threads);
     for (size_t k = 0; ok && k < slices.size(); k++) {
-      if (k % 2 == 0 || !odd.running()) {
+      const int h = helpers.Owner(k);
+      if (h < 0) {
         ok = RenderEvents(sources, slices[k], store, &first, out, kept, report, keep_going);
         done += slices[k].size();
       } else {
-        ByteBuffer buf = odd.Take(kept);
+        ByteBuffer buf = helpers.Take(h, kept);
         first = false;
         w.Put(buf.view());
-        odd.GiveBack(std::move(buf));
+        helpers.GiveBack(h, std::move(buf));
         done += slices[k].size();
         ok = keep_going(0);
       }
     }
-  }  // (the second thread stops here)
+  }  // (the helpers stop here)
   for (size_t i = 0; i < sources.size(); i++) job.sources[i].report.events_kept += kept[i];
   for (uint64_t k : kept) report->events_written += k;
   if (!ok) return w.Flush();

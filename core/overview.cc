@@ -6,7 +6,7 @@
 #include <map>
 
 #include "numbers.h"
-#include "serial_worker.h"
+#include "worker_pool.h"
 #include "stages.h"
 
 namespace tracemerge {

@@ -173,8 +173,8 @@ OutputOrder OrderOutput(Job& job, const TrackPlan& tracks);
 // ---- output (output.cc) --------------------------------------------------------------------
 // Writes the merged JSON — track names, carried metadata, the events in
 // order, then report->ToJson() — to sink in ~1 MB chunks (gzipped with
-// options.gzip), rendering time slices on two threads with
-// options.write_in_background (not with a store). Adds events_kept to each
+// options.gzip), rendering time slices on options.threads threads in turn
+// (not with a store). Adds events_kept to each
 // source's report and events/bytes written to *report; sets report->fatal to
 // CANCELLED (options.progress said stop) or IO (the store failed).
 void WriteOutput(Job& job, const TrackPlan& tracks, const OutputOrder& order, const Options& options, Report* report,

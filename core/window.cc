@@ -7,7 +7,7 @@
 #include <unordered_map>
 
 #include "numbers.h"
-#include "serial_worker.h"
+#include "worker_pool.h"
 #include "stages.h"
 
 namespace tracemerge {

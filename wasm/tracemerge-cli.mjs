@@ -84,9 +84,10 @@ async function main(argv) {
     return 1;
   }
 
-  // With a second core, a second instance (a Worker) parses every other source.
+  // Helper instances (Workers) parse sources beside this one: --threads N
+  // asks for N - 1, the default one per core beyond this one.
   const cores = os.availableParallelism?.() ?? os.cpus().length;
-  const merger = await createMerger(argv, { core, helper: cores > 1 });
+  const merger = await createMerger(argv, { core, helper: Math.max(0, (args.threads || cores) - 1) });
   const t0 = performance.now();
   for (const input of inputs) {
     try {

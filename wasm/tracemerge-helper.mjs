@@ -8,7 +8,8 @@
 //              caller to parse, then this with { id, taken: its id or null }.
 // Message out: { id, bytes, heap } — the parsed source (Merger.exportSource,
 //              for importSource) and this heap's size — or { id, error }.
-import { feed, joined, loadCore, nextTurn } from './tracemerge.mjs';
+import { feed, joined, nextTurn } from './io.mjs';
+import { loadCore } from './tracemerge.mjs';
 
 const isNode = typeof process === 'object' && !!process.versions?.node;
 

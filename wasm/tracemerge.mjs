@@ -7,15 +7,15 @@
 // output leaves as JS-owned Uint8Array chunks. Errors are objects
 // { code, message, file, offset } — thrown as TraceMergeError.
 
+import { TraceMergeError } from './errors.mjs';
+import { createStore, feed, helperCanRead, joined, nextTurn, sizeHint } from './io.mjs';
+import { HELPER_MAX, HelperPool, helperCount, startHelper } from './scheduler.mjs';
+
+export { createStore, feed, joined, nextTurn };
+
 const isNode = typeof process === 'object' && !!process.versions?.node;
 
-export class TraceMergeError extends Error {
-  constructor({ code, message, file = '', offset = 0, ...extra }) {
-    super(message);
-    this.name = 'TraceMergeError';
-    Object.assign(this, { code, file, offset }, extra);
-  }
-}
+export { TraceMergeError };
 
 let corePromise = null;
 
@@ -72,192 +72,14 @@ export function optionsToArgs(o = {}) {
   return args;
 }
 
-const CHUNK = 1 << 20;
-
-// The expected inflated size, so the wasm side allocates once (gzip keeps it in its last 4 bytes).
-async function sizeHint(core, data) {
-  const bytes = data instanceof ArrayBuffer ? new Uint8Array(data) : data;
-  if (bytes instanceof Uint8Array) {
-    return bytes.length >= 6 ? core.gzipSizeHint(bytes.subarray(0, 2), bytes.subarray(-4), bytes.length) : bytes.length;
-  }
-  if (data && typeof data.slice === 'function' && typeof data.size === 'number') {
-    if (data.size < 6) return data.size;
-    const [head, tail] = await Promise.all([data.slice(0, 2).arrayBuffer(), data.slice(-4).arrayBuffer()]);
-    return core.gzipSizeHint(new Uint8Array(head), new Uint8Array(tail), data.size);
-  }
-  return 0;  // an iterator: unknown
-}
-
-// Yields Uint8Array chunks of a File/Blob, Uint8Array or ArrayBuffer, or
-// those of an iterator (feed() reads a Node { path } itself).
-async function* chunksOf(data) {
-  if (data instanceof Uint8Array) {
-    for (let i = 0; i < data.length; i += CHUNK) yield data.subarray(i, i + CHUNK);
-  } else if (data instanceof ArrayBuffer) {
-    yield* chunksOf(new Uint8Array(data));
-  } else if (data && typeof data.slice === 'function' && typeof data.size === 'number') {
-    for (let i = 0; i < data.size; i += CHUNK) yield new Uint8Array(await data.slice(i, i + CHUNK).arrayBuffer());
-  } else if (data && (data[Symbol.asyncIterator] || data[Symbol.iterator])) {
-    yield* data;  // an iterator of Uint8Array chunks (each is copied before the next is read)
-  } else {
-    throw new TraceMergeError({ code: 'USAGE', message: 'file data must be a Blob, File, Uint8Array, ArrayBuffer or chunk iterator' });
-  }
-}
-
-// Where the core puts event templates beyond its heap budget (--memory-mb,
-// default 512): ArrayBuffers outside the wasm heap, so that jobs larger than
-// the 4 GB heap merge (the page's worker and Node alike; Blobs would depend on
-// the browser's Blob storage, which is small in private windows).
-// put/get never throw: a failure is false/null, which the core reports.
-export function createStore() {
-  const keys = [];  // key → { at: [piece start…], pieces: [Uint8Array…], size }
-  return {
-    put(key, view) {
-      try {
-        const k = (keys[key] ??= { at: [], pieces: [], size: 0 });
-        k.at.push(k.size);
-        k.pieces.push(view.slice());
-        k.size += view.length;
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    get(key, offset, length) {
-      try {
-        const k = keys[key];
-        if (!k || offset + length > k.size) return null;
-        let lo = 0;  // the last piece starting at or before offset
-        for (let hi = k.at.length - 1; lo < hi;) {
-          const mid = (lo + hi + 1) >> 1;
-          if (k.at[mid] <= offset) lo = mid;
-          else hi = mid - 1;
-        }
-        const out = new Uint8Array(length);
-        for (let done = 0, i = lo; done < length; i++) {
-          const from = offset + done - k.at[i];
-          const bytes = k.pieces[i].subarray(from, from + length - done);
-          out.set(bytes, done);
-          done += bytes.length;
-        }
-        return out;
-      } catch {
-        return null;
-      }
-    },
-  };
-}
-
-// A second wasm instance in a Worker (tracemerge-helper.mjs) that parses
-// whole sources while this one parses others: the parse on two cores.
-async function startHelper(url = new URL('./tracemerge-helper.mjs', import.meta.url)) {
-  const worker = isNode
-    ? new (await import('node:worker_threads')).Worker(url)
-    : new Worker(url, { type: 'module' });
-  const waiting = new Map();  // id → resolve
-  let next = 0;
-  let failed = null;  // why the worker stopped, if it did
-  const onReply = (msg) => {
-    waiting.get(msg.id)?.(msg);
-    waiting.delete(msg.id);
-  };
-  const onFail = (e) => {  // the worker itself failed: every parse, now or later, falls back
-    failed ??= String(e?.message ?? e ?? 'the helper stopped');
-    for (const resolve of waiting.values()) resolve({ error: failed });
-    waiting.clear();
-  };
-  if (isNode) worker.on('message', onReply).on('error', onFail).on('exit', onFail);
-  else Object.assign(worker, { onmessage: (e) => onReply(e.data), onerror: onFail });
-  return {
-    heap: 0,  // the largest its heap was
-    // Resolves { bytes } or { error }; never rejects.
-    parse(job) {
-      const id = next++;
-      return new Promise((resolve) => {
-        if (failed) return resolve({ error: failed });
-        waiting.set(id, resolve);
-        worker.postMessage({ ...job, id });
-      });
-    },
-    // Takes back the newest source it has not started (whose parse() then
-    // resolves { takenBack }); resolves that source's id, or null.
-    takeBack() {
-      const id = next++;
-      return new Promise((resolve) => {
-        if (failed) return resolve(null);
-        waiting.set(id, (msg) => resolve(msg.taken ?? null));
-        worker.postMessage({ takeBack: true, id });
-      });
-    },
-    stop() {
-      worker.terminate();
-      onFail('the helper was stopped');  // (a browser drops its replies still on the way)
-    },
-  };
-}
-
-// Streams a source's bytes into a core Merger `m` (or an object with its
-// chunkRoom and appendRoom): each chunk into the room the heap has for it —
-// Node reads files straight there; each(n) after every chunk. (Exported for
-// tracemerge-helper.mjs.)
-export async function feed(m, data, each) {
-  if (isNode && typeof data?.path === 'string') {
-    const fs = await import('node:fs');
-    const fd = fs.openSync(data.path, 'r');
-    try {
-      // (no JS runs between chunkRoom() and the read: the view stays valid)
-      for (let n; (n = fs.readSync(fd, m.chunkRoom(CHUNK), 0, CHUNK, null)) > 0;) {
-        m.appendRoom(n);
-        each?.(n);
-      }
-    } finally {
-      fs.closeSync(fd);
-    }
-    return;
-  }
-  for await (const chunk of chunksOf(data)) {
-    m.chunkRoom(chunk.length).set(chunk);
-    m.appendRoom(chunk.length);
-    each?.(chunk.length);
-  }
-}
-
-// Merger.exportSource()'s two views into the heap, copied into one array.
-// (Exported for tracemerge-helper.mjs.)
-export function joined([head, tail]) {
-  const bytes = new Uint8Array(head.length + tail.length);
-  bytes.set(head);
-  bytes.set(tail, head.length);
-  return bytes;
-}
-
-// Sources the helper takes: up to this inflated size (its bytes are copied
-// into this heap whole, which must keep room under the memory budget).
-const HELPER_MAX = 64 << 20;
-const HELPER_JOBS = 4;  // sources sent to it at once (it parses one at a time)
-
-// Whether the helper can read the data itself: a file path (Node), a Blob, bytes.
-const helperCanRead = (data) =>
-  data instanceof Uint8Array || (isNode && typeof data?.path === 'string') ||
-  (typeof Blob !== 'undefined' && data instanceof Blob);
-
-// Lets a finished helper's reply in (or, in the helper, a takeBack): a
-// Worker's message waits for the event loop, which reading a file in Node
-// (synchronous) does not reach. (Exported for tracemerge-helper.mjs.)
-export const nextTurn = () => new Promise((resolve) => {
-  if (isNode) return setImmediate(resolve);
-  const channel = new MessageChannel();  // (setTimeout would wait 4 ms once nested)
-  channel.port1.onmessage = () => resolve(channel.port1.close());
-  channel.port2.postMessage(0);
-});
-
 // A merger fed source by source. Call delete() when done (or let merge() do it).
 // onProgress(stage, done, total): 'parse' (bytes of the source that is ending) and
-// 'write' (events); return false to cancel. helper: parse some sources in a
-// second instance (a Worker; Node or a module-worker context), whose data it
-// reads itself — { path } of a file (Node), a Blob or bytes; a source it
-// fails on is parsed here. Call `await settle()` before merge(). (A URL
-// instead of true: the helper module to start, for tests.)
+// 'write' (events); return false to cancel. helper: parse sources in helper
+// instances too (Workers; Node or a module-worker context: scheduler.mjs) —
+// true: one per core beyond this one, within a heap budget; a number: that
+// many; a URL: one of that module (tests). They read the data themselves —
+// { path } of a file (Node), a Blob or bytes; a source one fails on is parsed
+// here. Call `await settle()` before merge().
 export async function createMerger(options = {}, { core, onProgress, helper: withHelper = false } = {}) {
   core ??= await loadCore();
   const args = Array.isArray(options) ? options : optionsToArgs(options);
@@ -275,35 +97,22 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
   }
   let bytesRead = 0;
   let alive = true;
-  const helper = withHelper ? await startHelper(withHelper === true ? undefined : withHelper) : null;
-  // Sources sent and not yet taken in: up to four, so that the helper never
-  // waits while this thread parses one; once the last source is added, this
-  // thread takes back the ones it has not started (settle()).
-  let helperJobs = 0;
-  let unanswered = 0;  // of those, the ones the helper has not answered
-  let helperStopped = false, settling = false;
-  let heapPeak = 0;  // of this heap plus the helper's
-  // Both heaps only grow: while the helper runs, their sum is at most this
-  // one's now plus the helper's last. Once it has answered every source sent
-  // (after settle() took back the ones it had not started), it stops.
-  const notePeak = () => {
-    if (!helperStopped) heapPeak = Math.max(heapPeak, core.HEAP8.length + helper.heap);
-  };
-  const stopHelper = () => {
-    if (helper && !helperStopped) notePeak();
-    helper?.stop();
-    helperStopped = true;
-  };
-  let helped = 0;    // sources the helper parsed
+  const count = withHelper instanceof URL ? 1 : withHelper ? helperCount(withHelper === true ? undefined : withHelper) : 0;
+  let heapPeak = 0;  // of this heap plus the helpers'
+  // Heaps only grow: while helpers run, the sum is at most this heap now plus
+  // each running helper's last; a helper stops once it has answered every
+  // source it kept (after settle() took back the ones it had not started).
+  const notePeak = () => { heapPeak = Math.max(heapPeak, core.HEAP8.length + pool.heap); };
+  const pool = new HelperPool(await Promise.all(Array.from({ length: count },
+    () => startHelper(withHelper instanceof URL ? withHelper : undefined))), { perHelper: 2, beforeStop: notePeak });
+  let helped = 0;    // sources the helpers parsed
   let helperError = null;
   const inflight = new Set();
-  let hereTurn = Promise.resolve();  // sources parsed here in its stead: one at a time
-  // The source's bytes from the helper — or, when it failed (or never
+  let hereTurn = Promise.resolve();  // sources parsed here in a helper's stead: one at a time
+  // The source's bytes from a helper — or, when it failed (or never
   // started), or gave it back, parsed here the same way: nothing is lost.
-  const viaHelper = async (name, data, hint, inFolder) => {
-    const reply = await helper.parse({ args, name, data, sizeHint: hint, inFolder });
-    helper.heap = Math.max(helper.heap, reply.heap ?? 0);
-    if (--unanswered === 0 && settling) stopHelper();
+  const viaHelper = async (replied, name, data, hint, inFolder) => {
+    const reply = await replied;
     if (reply.bytes) return { bytes: reply.bytes, byHelper: true };
     const turn = hereTurn.then(async () => {
       const local = new core.Merger(args, undefined, undefined);
@@ -336,13 +145,13 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
     // inFolder: found in a folder rather than named by itself (an earlier
     // merge's output found so is skipped).
     async addSource(name, data, { signal, onBytes, sizeHint: hint = sizeHint(core, data), inFolder = false } = {}) {
-      if (helper) await nextTurn();
+      if (pool.running) await nextTurn();  // (a helper's reply may be waiting)
       hint = await hint;
-      if (helper && !helperStopped && helperJobs < HELPER_JOBS && hint <= HELPER_MAX && helperCanRead(data)) {
-        helperJobs++;
-        unanswered++;
+      const replied = pool.running && hint <= HELPER_MAX && helperCanRead(data)
+        ? pool.push({ args, name, data, sizeHint: hint, inFolder }) : null;
+      if (replied) {
         const arrival = guard(() => m.reserveArrival());
-        const done = viaHelper(name, data, hint, inFolder).then(({ bytes, byHelper }) => {
+        const done = viaHelper(replied, name, data, hint, inFolder).then(({ bytes, byHelper }) => {
           if (!alive) return;  // deleted (cancelled) meanwhile
           notePeak();
           guard(() => {
@@ -355,7 +164,6 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
         }).catch((e) => {
           helperError ??= e;  // settle() throws it
         }).finally(() => {
-          helperJobs--;
           inflight.delete(done);
         });
         inflight.add(done);
@@ -374,22 +182,24 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
       });
       guard(() => m.endSource());
     },
-    // Shares out the sources the helper has not started — it goes on from
-    // the first, this thread takes back the newest, one after the other —,
-    // takes them all in, and stops the helper (its memory goes); later
-    // sources are parsed here.
+    // Shares out the sources no helper has started — they go on with the
+    // ones they started, this thread takes back the newest, a helper at a
+    // time in turn —, takes them all in, and stops the helpers (their memory
+    // goes); later sources are parsed here.
     async settle() {
-      settling = true;
-      guard(() => m.doneReading());  // the helper's last sources come in where the input buffer was
-      if (unanswered === 0) stopHelper();
-      while (!helperStopped && (await helper.takeBack()) !== null) await hereTurn;
+      guard(() => m.doneReading());  // the helpers' last sources come in where the input buffer was
+      notePeak();
+      await pool.settle(() => hereTurn);
       while (inflight.size) await Promise.all([...inflight]);
-      stopHelper();
+      notePeak();
+      pool.stop();
       if (helperError) throw helperError;
     },
-    // How many sources the helper parsed (those it failed on are parsed here).
+    // How many sources the helpers parsed (those they failed on are parsed here).
     get helped() { return helped; },
-    // The most memory the wasm heaps held at once (this one's and the helper's).
+    // How many helpers this merger started.
+    get helpers() { return count; },
+    // The most memory the wasm heaps held at once (this one's and the helpers').
     get heapPeak() { return Math.max(heapPeak, core.HEAP8.length); },
     // Runs the merge; returns { chunks, result } where result has fatal, summary, outputName, report.
     // onView(view) gets a view into the wasm heap, valid only during the call
@@ -407,7 +217,7 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
     delete() {
       if (alive) m.delete();
       alive = false;
-      stopHelper();
+      pool.stop();
     },
   };
 }

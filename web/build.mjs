@@ -18,7 +18,7 @@ const OUT = path.join(ROOT, 'build/web');
 // The page: every .html/.css/.mjs in web/ except this script and the single-file platform.
 const PAGE_FILES = fs.readdirSync(WEB).filter((f) => /\.(html|css|mjs)$/.test(f) && !['build.mjs', 'platform-single.mjs'].includes(f));
 const WASM_FILES = ['tracemerge.mjs', 'tracemerge-core.mjs', 'protocol.mjs', 'tracemerge-client.mjs',
-  'tracemerge-worker.mjs', 'tracemerge-helper.mjs', 'tracemerge.d.ts'];
+  'tracemerge-worker.mjs', 'tracemerge-helper.mjs', 'scheduler.mjs', 'io.mjs', 'errors.mjs', 'tracemerge.d.ts'];
 const CLASSIC_CORE = 'tracemerge-core-classic.js';
 
 function fail(message) {

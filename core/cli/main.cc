@@ -23,7 +23,7 @@
 #include "args.h"
 #include "driver.h"
 #include "merger.h"
-#include "serial_worker.h"
+#include "worker_pool.h"
 #include "store.h"
 
 namespace fs = std::filesystem;
@@ -142,8 +142,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  merge_opt.parse_in_background = std::thread::hardware_concurrency() > 1;  // read the next file meanwhile
-  merge_opt.write_in_background = merge_opt.parse_in_background;
+  if (merge_opt.threads == 0) merge_opt.threads = std::max(1u, std::thread::hardware_concurrency());  // (--threads)
   merge_opt.progress = [&](const Progress& p) {
     if (std::string_view(p.stage) == "write")
       line.Show("writing: " + std::to_string(p.done) + " of " + std::to_string(p.total) + " events");
@@ -211,7 +210,7 @@ int main(int argc, char** argv) {
   // The output is written on a second thread, so that the kernel's copy of it
   // overlaps the merge. At most 4 chunks (~4 MB) wait.
   bool write_failed = false;  // the writer's; read after Wait()
-  SerialWorker<std::string> writer(4, [&](std::string& chunk) {
+  WorkerPool<std::string> writer(1, 4, [&](std::string& chunk, unsigned) {
     if (!write_failed && std::fwrite(chunk.data(), 1, chunk.size(), out) != chunk.size()) write_failed = true;
   });
   const double t_read = since();

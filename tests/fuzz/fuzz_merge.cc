@@ -8,7 +8,7 @@
 //   flags >> 6     which set of file names the sources get (kNames)
 //   chunk          AppendChunk size, low 5 bits (0: each source in one piece);
 //                  bits 5–6: --align (0 none, 1 clocks, 2 steps, 3 clocks);
-//                  bit 7: merge again writing on two threads, source 2 parsed
+//                  bit 7: merge again on 2–4 threads (flags byte mod 3), source 2 parsed
 //                  by another Merger and imported (ExportSource/ImportSource)
 //                  in the middle of source 3, and compare
 // Source i is named kNames[set][i]; the name and the content decide its kind.
@@ -111,7 +111,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const size_t step = chunk ? chunk : std::max<size_t>(src.size(), 1);
       if (helped && i == 1) {
         Options ho = o;
-        ho.write_in_background = false;
+        ho.threads = 1;
         Merger h(ho);
         h.BeginSource(names[i]);
         for (size_t k = 0; k < src.size(); k += step) h.AppendChunk(src.substr(k, step));
@@ -137,7 +137,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Report r = merge(opt, false, &out);
   if (two_threads) {
     Options o = opt;
-    o.write_in_background = true;
+    o.threads = 2 + data[0] % 3;  // 2, 3 or 4
     std::string out2;
     Report r2 = merge(o, true, &out2);
     if (out2 != out) Fail("the output differs written on two threads, with an imported source");

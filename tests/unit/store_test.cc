@@ -118,31 +118,33 @@ TEST(Store, OutOfOrderSourcesPutInTimeOrderInMemoryMergeAsInFileOrder) {
   }
 }
 
-TEST(Background, ParsingAndWritingOnASecondThreadChangeNothing) {
+TEST(Background, ParsingAndWritingOnMoreThreadsChangeNothing) {
   // The real corpus and the smdebug jobs, in small chunks (the caller reads
-  // while the worker parses) and whole (the caller, faster, parses some
-  // sources itself), in memory and with every template stored.
+  // while the workers parse) and whole (the caller, faster, parses some
+  // sources itself), in memory and with every template stored, on 2, 3 and 8 threads.
   for (const char* dir : {"real", "smdebug"}) {
     auto inputs = ReadTree(Corpus(dir));
     MergeResult serial = MergeInputs(inputs, {}, 4096);
-    for (size_t chunk : {size_t{4096}, size_t{0}}) {
-      for (bool stored : {false, true}) {
-        Options o = stored ? Budget(0, std::make_shared<CountingStore>()) : Options();
-        o.parse_in_background = true;
-        o.write_in_background = true;  // (with a store, the caller writes alone)
-        MergeResult background = MergeInputs(inputs, o, chunk);
-        EXPECT_TRUE(SameText(background.output, serial.output)) << dir << (stored ? " stored" : "") << chunk;
-        EXPECT_EQ(background.report.Summary(), serial.report.Summary()) << dir;
+    for (unsigned threads : {2u, 3u, 8u}) {
+      for (size_t chunk : {size_t{4096}, size_t{0}}) {
+        for (bool stored : {false, true}) {
+          Options o = stored ? Budget(0, std::make_shared<CountingStore>()) : Options();
+          o.threads = threads;  // (with a store, the caller writes alone)
+          MergeResult pooled = MergeInputs(inputs, o, chunk);
+          EXPECT_TRUE(SameText(pooled.output, serial.output))
+              << dir << (stored ? " stored " : " ") << chunk << " on " << threads;
+          EXPECT_EQ(pooled.report.Summary(), serial.report.Summary()) << dir;
+        }
       }
     }
   }
-  Options o;  // a merger dropped before Merge() stops its thread
-  o.parse_in_background = true;
+  Options o;  // a merger dropped before Merge() stops its threads
+  o.threads = 3;
   Merger m(o);
   m.AddSource("a.json", R"([{"ph":"X","name":"a","ts":1,"dur":1}])");
 }
 
-TEST(Background, WritingInSlicesOnTwoThreadsEqualsWritingInOne) {
+TEST(Background, WritingInSlicesOnManyThreadsEqualsWritingInOne) {
   // Enough events for many slices of the real size, from sources that
   // interleave in time with many equal times (ties go by path across slice
   // edges), out of order, with B/E pairs, lanes, ids and metadata; gzipped
@@ -163,18 +165,20 @@ TEST(Background, WritingInSlicesOnTwoThreadsEqualsWritingInOne) {
   for (bool gzip : {false, true}) {
     Options serial_opt;
     serial_opt.gzip = gzip;
-    Options two_opt = serial_opt;
-    two_opt.write_in_background = true;
     MergeResult serial = MergeInputs(inputs, serial_opt);
-    MergeResult two = MergeInputs(inputs, two_opt);
     ASSERT_FALSE(serial.report.fatal);
     EXPECT_EQ(serial.report.events_written, 150000u);
-    EXPECT_TRUE(two.output == serial.output) << "gzip " << gzip;
-    EXPECT_EQ(two.report.ToJson(), serial.report.ToJson());
+    for (unsigned threads : {2u, 3u, 8u}) {
+      Options many = serial_opt;
+      many.threads = threads;
+      MergeResult pooled = MergeInputs(inputs, many);
+      EXPECT_TRUE(pooled.output == serial.output) << "gzip " << gzip << " on " << threads;
+      EXPECT_EQ(pooled.report.ToJson(), serial.report.ToJson());
+    }
   }
   for (uint64_t stop_after : {uint64_t{0}, uint64_t{40000}, uint64_t{100000}}) {
     Options o;
-    o.write_in_background = true;
+    o.threads = 3;
     uint64_t last = 0;
     o.progress = [&](const Progress& p) {
       if (std::string(p.stage) != "write") return true;
@@ -209,7 +213,7 @@ TEST(Background, DamagedGzipIsReportedAsInSerial) {
     Options serial_opt;
     serial_opt.max_inflated_bytes = limit;
     Options background_opt = serial_opt;
-    background_opt.parse_in_background = true;
+    background_opt.threads = 3;
     for (size_t chunk : {size_t{0}, size_t{1000}}) {
       MergeResult serial = MergeInputs(inputs, serial_opt, chunk);
       MergeResult background = MergeInputs(inputs, background_opt, chunk);

@@ -135,8 +135,8 @@ TEST(Transfer, BytesThatAreNotAnExportAreRefused) {
     EXPECT_TRUE(SameText(r.output, alone));
   }
   EXPECT_GT(refused, static_cast<int>(bad.size()) / 2);
-  Options background;  // a merger parsing on a second thread cannot export
-  background.parse_in_background = true;
+  Options background;  // a merger parsing on more threads cannot export
+  background.threads = 2;
   Merger m(background);
   m.AddSource(good.name, good.bytes);
   EXPECT_TRUE(m.ExportSource().view().empty());

@@ -1,12 +1,15 @@
-// One thread that runs jobs in the order they are pushed: the native CLI
-// writes its output on one, the merge parses sources on one
-// (Options.parse_in_background). Push() blocks while `backlog` jobs wait, which
-// bounds the memory they hold; Wait() returns once every pushed job has run;
+// Threads that run pushed jobs: the merge parses sources on a pool of them
+// beside the caller (Options.threads), the native CLI writes its output on
+// one (jobs run in the order pushed when there is one thread). Push() blocks
+// while `backlog` jobs wait, which bounds the memory they hold; TryPush()
+// declines instead (the caller then runs the job itself); TakeBack() returns
+// the newest job not started; Wait() returns once every pushed job has run;
 // the destructor runs what is left, then joins. ForEach() shares a loop with
 // more threads.
 //
-//   SerialWorker<std::string> writer(8, [&](std::string& chunk) { fwrite(…); });
+//   WorkerPool<std::string> writer(1, 8, [&](std::string& chunk, unsigned) { fwrite(…); });
 //   writer.Push(std::string(bytes));  …  writer.Wait();
+//   WorkerPool<Job> pool(3, 1, [&](Job& j, unsigned worker) { Parse(j, parsers[worker]); });
 #pragma once
 
 #include <algorithm>
@@ -23,21 +26,23 @@
 namespace tracemerge {
 
 template <class T>
-class SerialWorker {
+class WorkerPool {
  public:
-  SerialWorker(size_t backlog, std::function<void(T&)> run) : run_(std::move(run)), backlog_(backlog) {
-    thread_ = std::thread([this] { Loop(); });
+  // run(job, worker): worker is 0 … threads - 1, so each may keep its own state.
+  WorkerPool(unsigned threads, size_t backlog, std::function<void(T&, unsigned)> run)
+      : run_(std::move(run)), backlog_(backlog) {
+    for (unsigned w = 0; w < std::max(threads, 1u); w++) threads_.emplace_back([this, w] { Loop(w); });
   }
-  ~SerialWorker() {
+  ~WorkerPool() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       stop_ = true;
     }
     cv_.notify_all();
-    thread_.join();
+    for (std::thread& t : threads_) t.join();
   }
-  SerialWorker(const SerialWorker&) = delete;
-  SerialWorker& operator=(const SerialWorker&) = delete;
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
 
   void Push(T job) {
     std::unique_lock<std::mutex> lock(mu_);
@@ -45,11 +50,11 @@ class SerialWorker {
     queue_.push_back(std::move(job));
     cv_.notify_all();
   }
-  // Pushes (moves) the job when Push() would not block; false otherwise,
-  // and the job stays the caller's.
+  // Pushes (moves) the job when a worker is free or the backlog has room;
+  // false otherwise, and the job stays the caller's.
   bool TryPush(T& job) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (queue_.size() >= backlog_) return false;
+    if (queue_.size() >= backlog_ + (threads_.size() - busy_)) return false;
     queue_.push_back(std::move(job));
     cv_.notify_all();
     return true;
@@ -66,33 +71,34 @@ class SerialWorker {
   }
   void Wait() {
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return queue_.empty() && !busy_; });
+    cv_.wait(lock, [&] { return queue_.empty() && busy_ == 0; });
   }
 
  private:
-  void Loop() {
+  void Loop(unsigned worker) {
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
       cv_.wait(lock, [&] { return !queue_.empty() || stop_; });
       if (queue_.empty()) return;  // stopped, nothing left to run
       T job = std::move(queue_.front());
       queue_.pop_front();
-      busy_ = true;
+      busy_++;
       cv_.notify_all();
       lock.unlock();
-      run_(job);
+      run_(job, worker);
       lock.lock();
-      busy_ = false;
+      busy_--;
       cv_.notify_all();
     }
   }
-  std::function<void(T&)> run_;
+  std::function<void(T&, unsigned)> run_;
   size_t backlog_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<T> queue_;
-  bool busy_ = false, stop_ = false;
-  std::thread thread_;  // started in the constructor's body, once the rest is set up
+  size_t busy_ = 0;
+  bool stop_ = false;
+  std::vector<std::thread> threads_;  // started in the constructor's body, once the rest is set up
 };
 
 // Runs f(0) … f(n - 1) on the caller's thread and threads - 1 more (each

@@ -1,0 +1,132 @@
+// Bytes into and out of a wasm heap: files streamed in 1 MB chunks (Node reads
+// them straight into the heap), a source's exported bytes joined, the store
+// for events beyond the heap's budget, and the turn that lets a Worker's
+// replies in. Used by tracemerge.mjs and tracemerge-helper.mjs.
+import { TraceMergeError } from './errors.mjs';
+
+const isNode = typeof process === 'object' && !!process.versions?.node;
+
+const CHUNK = 1 << 20;
+
+// The expected inflated size, so the wasm side allocates once (gzip keeps it in its last 4 bytes).
+export async function sizeHint(core, data) {
+  const bytes = data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+  if (bytes instanceof Uint8Array) {
+    return bytes.length >= 6 ? core.gzipSizeHint(bytes.subarray(0, 2), bytes.subarray(-4), bytes.length) : bytes.length;
+  }
+  if (data && typeof data.slice === 'function' && typeof data.size === 'number') {
+    if (data.size < 6) return data.size;
+    const [head, tail] = await Promise.all([data.slice(0, 2).arrayBuffer(), data.slice(-4).arrayBuffer()]);
+    return core.gzipSizeHint(new Uint8Array(head), new Uint8Array(tail), data.size);
+  }
+  return 0;  // an iterator: unknown
+}
+
+// Yields Uint8Array chunks of a File/Blob, Uint8Array or ArrayBuffer, or
+// those of an iterator (feed() reads a Node { path } itself).
+export async function* chunksOf(data) {
+  if (data instanceof Uint8Array) {
+    for (let i = 0; i < data.length; i += CHUNK) yield data.subarray(i, i + CHUNK);
+  } else if (data instanceof ArrayBuffer) {
+    yield* chunksOf(new Uint8Array(data));
+  } else if (data && typeof data.slice === 'function' && typeof data.size === 'number') {
+    for (let i = 0; i < data.size; i += CHUNK) yield new Uint8Array(await data.slice(i, i + CHUNK).arrayBuffer());
+  } else if (data && (data[Symbol.asyncIterator] || data[Symbol.iterator])) {
+    yield* data;  // an iterator of Uint8Array chunks (each is copied before the next is read)
+  } else {
+    throw new TraceMergeError({ code: 'USAGE', message: 'file data must be a Blob, File, Uint8Array, ArrayBuffer or chunk iterator' });
+  }
+}
+
+// Where the core puts event templates beyond its heap budget (--memory-mb,
+// default 512): ArrayBuffers outside the wasm heap, so that jobs larger than
+// the 4 GB heap merge (the page's worker and Node alike; Blobs would depend on
+// the browser's Blob storage, which is small in private windows).
+// put/get never throw: a failure is false/null, which the core reports.
+export function createStore() {
+  const keys = [];  // key → { at: [piece start…], pieces: [Uint8Array…], size }
+  return {
+    put(key, view) {
+      try {
+        const k = (keys[key] ??= { at: [], pieces: [], size: 0 });
+        k.at.push(k.size);
+        k.pieces.push(view.slice());
+        k.size += view.length;
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    get(key, offset, length) {
+      try {
+        const k = keys[key];
+        if (!k || offset + length > k.size) return null;
+        let lo = 0;  // the last piece starting at or before offset
+        for (let hi = k.at.length - 1; lo < hi;) {
+          const mid = (lo + hi + 1) >> 1;
+          if (k.at[mid] <= offset) lo = mid;
+          else hi = mid - 1;
+        }
+        const out = new Uint8Array(length);
+        for (let done = 0, i = lo; done < length; i++) {
+          const from = offset + done - k.at[i];
+          const bytes = k.pieces[i].subarray(from, from + length - done);
+          out.set(bytes, done);
+          done += bytes.length;
+        }
+        return out;
+      } catch {
+        return null;
+      }
+    },
+  };
+}
+
+// Streams a source's bytes into a core Merger `m` (or an object with its
+// chunkRoom and appendRoom): each chunk into the room the heap has for it —
+// Node reads files straight there; each(n) after every chunk. 
+export async function feed(m, data, each) {
+  if (isNode && typeof data?.path === 'string') {
+    const fs = await import('node:fs');
+    const fd = fs.openSync(data.path, 'r');
+    try {
+      // (no JS runs between chunkRoom() and the read: the view stays valid)
+      for (let n; (n = fs.readSync(fd, m.chunkRoom(CHUNK), 0, CHUNK, null)) > 0;) {
+        m.appendRoom(n);
+        each?.(n);
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+    return;
+  }
+  for await (const chunk of chunksOf(data)) {
+    m.chunkRoom(chunk.length).set(chunk);
+    m.appendRoom(chunk.length);
+    each?.(chunk.length);
+  }
+}
+
+// Merger.exportSource()'s two views into the heap, copied into one array.
+export function joined([head, tail]) {
+  const bytes = new Uint8Array(head.length + tail.length);
+  bytes.set(head);
+  bytes.set(tail, head.length);
+  return bytes;
+}
+
+// Whether the helper can read the data itself: a file path (Node), a Blob, bytes.
+export const helperCanRead = (data) =>
+  data instanceof Uint8Array || (isNode && typeof data?.path === 'string') ||
+  (typeof Blob !== 'undefined' && data instanceof Blob);
+
+// Lets a finished helper's reply in (or, in the helper, a takeBack): a
+// Worker's message waits for the event loop, which reading a file in Node
+// (synchronous) does not reach.
+export const nextTurn = () => new Promise((resolve) => {
+  if (isNode) return setImmediate(resolve);
+  const channel = new MessageChannel();  // (setTimeout would wait 4 ms once nested)
+  channel.port1.onmessage = () => resolve(channel.port1.close());
+  channel.port2.postMessage(0);
+});
+

@@ -1,0 +1,149 @@
+// The helpers of one merge: wasm instances in Workers (tracemerge-helper.mjs)
+// that parse whole sources while the merging instance parses others — wasm
+// has no threads here, so this is how a merge uses the other cores. The pool
+// has the native pool's semantics (core/worker_pool.h):
+//   push      a source goes to the helper with the fewest waiting, if one has
+//             room (perHelper); else null: the caller parses it itself;
+//   take back once the last source is pushed, settle() takes back the
+//             sources no helper has started — newest first, a helper at a
+//             time in turn — for the caller to parse while the helpers go on
+//             with the ones they started;
+//   settle    … until none is left; each helper stops once it has answered
+//             every source it kept (its memory goes).
+//
+//   const pool = new HelperPool([await startHelper(), await startHelper()], { perHelper: 2 });
+//   const reply = pool.push(job);   // a Promise of { bytes, heap } | { takenBack } | { error }, or null
+//   await pool.settle(() => parsedHere);   // awaited after each source taken back
+//
+// A helper is { parse(job) → Promise<reply>, takeBack() → Promise<id|null>,
+// stop(), heap }; parse never rejects. Tests drive fake ones by hand.
+const isNode = typeof process === 'object' && !!process.versions?.node;
+
+export class HelperPool {
+  // beforeStop(): called before a helper stops (its heap still counted).
+  constructor(helpers, { perHelper = 2, beforeStop = () => {} } = {}) {
+    this.perHelper = perHelper;
+    this.beforeStop = beforeStop;
+    this.slots = helpers.map((helper) => ({ helper, waiting: 0, stopped: false }));
+    this.settling = false;
+  }
+
+  // The helpers still running.
+  get running() { return this.slots.filter((s) => !s.stopped).length; }
+
+  // The largest heap of each helper still running, summed (heaps only grow).
+  get heap() { return this.slots.reduce((n, s) => n + (s.stopped ? 0 : s.helper.heap ?? 0), 0); }
+
+  push(job) {
+    if (this.settling) return null;
+    let slot = null;
+    for (const s of this.slots)
+      if (!s.stopped && s.waiting < this.perHelper && (!slot || s.waiting < slot.waiting)) slot = s;
+    if (!slot) return null;
+    slot.waiting++;
+    return slot.helper.parse(job).then((reply) => {
+      slot.helper.heap = Math.max(slot.helper.heap ?? 0, reply.heap ?? 0);
+      slot.waiting--;
+      this.stopWhenDone(slot);
+      return reply;
+    });
+  }
+
+  // Takes back, in turn, a source from each helper that has one not started;
+  // afterEach() is awaited after each (the caller parses it meanwhile).
+  async settle(afterEach = async () => {}) {
+    this.settling = true;
+    for (const s of this.slots) this.stopWhenDone(s);
+    const left = new Set(this.slots.filter((s) => !s.stopped));
+    while (left.size) {
+      for (const s of [...left]) {
+        if (s.stopped || (await s.helper.takeBack()) === null) {
+          left.delete(s);
+          continue;
+        }
+        await afterEach();
+      }
+    }
+  }
+
+  stop() {
+    for (const s of this.slots) this.stopSlot(s);
+  }
+
+  stopWhenDone(slot) {
+    if (this.settling && slot.waiting === 0) this.stopSlot(slot);
+  }
+
+  stopSlot(slot) {
+    if (slot.stopped) return;
+    this.beforeStop();
+    slot.stopped = true;
+    slot.helper.stop();
+  }
+}
+
+// How many helpers a merge may start: one per core beyond this one, no more
+// than the heap budget holds (each helper's heap grows to about 3× the
+// largest source it parses, HELPER_MAX at most, plus its ~40 MB), and never
+// more than `asked` (a number: --threads N - 1).
+export const HELPER_MAX = 64 << 20;  // inflated size of a source a helper takes
+export const HELPER_HEAP = 3 * HELPER_MAX + (40 << 20);
+export function helperCount(asked, { budget = 1536 << 20 } = {}) {
+  const cores = isNode
+    ? (globalThis.process.getBuiltinModule?.('node:os') ?? null)?.availableParallelism?.() ?? coresFromNavigator()
+    : coresFromNavigator();
+  const byCores = Math.max(0, cores - 1);
+  const byBudget = Math.max(0, Math.floor(budget / HELPER_HEAP));
+  const wanted = typeof asked === 'number' ? asked : byCores;
+  return Math.max(0, Math.min(wanted, byBudget, 63));
+}
+function coresFromNavigator() {
+  return globalThis.navigator?.hardwareConcurrency ?? 2;
+}
+
+// Starts a helper Worker (worker_threads in Node) running tracemerge-helper.mjs.
+export async function startHelper(url = new URL('./tracemerge-helper.mjs', import.meta.url)) {
+  const worker = isNode
+    ? new (await import('node:worker_threads')).Worker(url)
+    : new Worker(url, { type: 'module' });
+  const waiting = new Map();  // id → resolve
+  let next = 0;
+  let failed = null;  // why the worker stopped, if it did
+  const onReply = (msg) => {
+    waiting.get(msg.id)?.(msg);
+    waiting.delete(msg.id);
+  };
+  const onFail = (e) => {  // the worker itself failed: every parse, now or later, falls back
+    failed ??= String(e?.message ?? e ?? 'the helper stopped');
+    for (const resolve of waiting.values()) resolve({ error: failed });
+    waiting.clear();
+  };
+  if (isNode) worker.on('message', onReply).on('error', onFail).on('exit', onFail);
+  else Object.assign(worker, { onmessage: (e) => onReply(e.data), onerror: onFail });
+  return {
+    heap: 0,  // the largest its heap was
+    // Resolves { bytes, heap }, { takenBack } or { error }; never rejects.
+    parse(job) {
+      const id = next++;
+      return new Promise((resolve) => {
+        if (failed) return resolve({ error: failed });
+        waiting.set(id, resolve);
+        worker.postMessage({ ...job, id });
+      });
+    },
+    // Takes back the newest source it has not started (whose parse() then
+    // resolves { takenBack }); resolves that source's id, or null.
+    takeBack() {
+      const id = next++;
+      return new Promise((resolve) => {
+        if (failed) return resolve(null);
+        waiting.set(id, (msg) => resolve(msg.taken ?? null));
+        worker.postMessage({ takeBack: true, id });
+      });
+    },
+    stop() {
+      worker.terminate();
+      onFail('the helper was stopped');  // (a browser drops its replies still on the way)
+    },
+  };
+}
