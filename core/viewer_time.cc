@@ -15,6 +15,8 @@ int64_t PerfettoNs(int64_t ns) {
   // The fraction's digits over their power of ten: the same double whatever
   // trailing zeros were dropped (12/100 and 120/1000 divide to one double).
   double x = static_cast<double>(whole) + static_cast<double>(frac) / 1000.0;
+  // Beyond ±9.2e15 µs Perfetto's own ×1000 overflows; no reading to match there.
+  if (x >= 9.2e15) return ns;
   if (ns < 0) x = -x;
   if (x == std::trunc(x)) return static_cast<int64_t>(x) * 1000;
   return static_cast<int64_t>(std::llround(x * 1000.0));

@@ -1,6 +1,7 @@
 #include "viewer_check.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -15,7 +16,10 @@ namespace od = simdjson::ondemand;
 int64_t PerfettoTokenNs(const std::string& token) {
   std::string t = token;
   if (t.size() >= 2 && t.front() == '"') t = t.substr(1, t.size() - 2);  // a number in a string: its contents
-  if (t.find_first_of(".eE") == std::string::npos) return std::strtoll(t.c_str(), nullptr, 10) * 1000;
+  if (t.find_first_of(".eE") == std::string::npos) {
+    const long long us = std::strtoll(t.c_str(), nullptr, 10);
+    return us > INT64_MAX / 1000 || us < INT64_MIN / 1000 ? (us < 0 ? INT64_MIN : INT64_MAX) : us * 1000;  // (Perfetto overflows)
+  }
   size_t i = 0;
   const bool negative = !t.empty() && t[0] == '-';
   i += negative;
@@ -42,6 +46,7 @@ int64_t PerfettoTokenNs(const std::string& token) {
   if (exp_neg) x /= std::pow(10, static_cast<double>(exponent));
   else if (exponent > 0) x *= std::pow(10, static_cast<double>(exponent));
   x = negative ? -x : x;
+  if (!(x > -9.2e15 && x < 9.2e15)) return x < 0 ? INT64_MIN : INT64_MAX;  // (Perfetto overflows)
   return x == std::trunc(x) ? static_cast<int64_t>(x) * 1000 : static_cast<int64_t>(std::llround(x * 1000.0));
 }
 

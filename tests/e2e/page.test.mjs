@@ -81,14 +81,14 @@ test('a chosen folder merges to the CLI bytes: everything, a time window, a step
   // in one merge at least: on a job this small, the worker may have taken back
   // every source before the second one started.
   if (await page.evaluate(() => navigator.hardwareConcurrency) > 1)
-    assert.ok(stats.some((text) => /Parsed in parallel\d+ sources by a second worker/.test(text)), stats.join('\n'));
+    assert.ok(stats.some((text) => /Parsed in parallel\d+ sources? by a second worker/.test(text)), stats.join('\n'));
   // An unknown step is refused with the steps that exist.
   await page.getByTestId('unit').selectOption('step');
   await page.getByTestId('start').fill('2');
   await page.getByTestId('end').fill('99');
   await page.getByTestId('merge').click();
   await page.locator('[data-testid=status][data-state=error]').waitFor();
-  assert.match(await page.getByTestId('status').textContent(), /Step 99 is not in this job; its steps are 0–29/);
+  assert.match(await page.getByTestId('status').textContent(), /step 99 not found; steps in this job.*: 0-29/);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -194,7 +194,7 @@ test('cancel stops a running merge; the page stays usable', async () => {
   // The next merge works (the worker is replaced if it was stopped mid-merge).
   await page.getByRole('button', { name: 'Try with sample traces' }).click();
   const text = await waitDone(page);
-  assert.match(text, /Merged 907 events into 1710408414500000_merged_timeline\.json/);
+  assert.match(text, /Merged 1,099 events into 1710408414500000_merged_timeline\.json/);
   fs.rmSync(dir, { recursive: true });
   await page.close();
 });

@@ -63,7 +63,7 @@ test('"Open in Perfetto" opens a tab, PINGs until PONG and posts the merged byte
   checkArrival(got, page);
   assert.equal(new URL(tab.url()).origin, new URL(srv.perfetto.url).origin);
   assert.ok(await tab.evaluate(() => window.pings) >= 1);
-  await page.locator('#perfetto-note', { hasText: 'Sent' }).waitFor();
+  await page.locator('[data-testid=perfetto-status][data-state=open]', { hasText: 'Sent' }).waitFor();
   // The downloaded file is the same bytes.
   assert.equal(sha256((await download(page)).bytes), got.sha256);
   await tab.close();
