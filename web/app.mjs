@@ -1,52 +1,83 @@
 // The page: files in (drop, pickers, sample, notebook preload) → table and job scan →
-// options → merge in a Worker (progress, cancel) → download or Perfetto. The worker does
-// the work; this module only paints. Stable hooks for automation: data-testid attributes
-// and [data-testid=status][data-state=idle|merging|done|error].
+// overview and options → merge in a Worker (progress, cancel) → download or Perfetto. The
+// worker does the work and the core (rules.mjs) says what the options mean; this module only
+// paints. Stable hooks for automation: data-testid attributes and
+// [data-testid=status][data-state=idle|merging|done|error].
 import { createClient, classify } from './platform.mjs';
-import { fromDrop, fromInput } from './files.mjs';
-import { bytes, count, duration, utcFromMicros } from './format.mjs';
-import { sampleJob } from './sample.mjs';
-import { KINDS, offsetsOption, onlyOption, renderFiles, renderKinds, selectedFiles, summaryText } from './table.mjs';
-import { describeMerged, describeWindow, fieldHint, readWindow, stepList } from './window.mjs';
+import { el } from './dom.mjs';
+import { fromInput, initDrop, readPreload, saveBlob } from './files.mjs';
+import { bytes, duration, plural, utcFromMicros } from './format.mjs';
+import { createJobView } from './job-view.mjs';
+import { createProgress } from './progress.mjs';
 import { errorText, renderProblems, renderStats } from './report.mjs';
+import { applyOptions, mergeOptions } from './options.mjs';
+import { loadRules } from './rules.mjs';
+import { sampleJob } from './sample.mjs';
+import { kindSet, mergeable, renderFiles, renderKinds, selectedFiles, summaryText } from './table.mjs';
 import { initViewer } from './viewer.mjs';
-
-const $ = (id) => document.getElementById(id);
-const el = Object.fromEntries([
-  'drop-overlay', 'choose-folder', 'choose-files', 'sample', 'folder-input', 'file-input', 'job', 'job-summary',
-  'clear', 'kinds', 'files', 'all-files', 'steps-details', 'steps-summary', 'steps', 'unit', 'start', 'end',
-  'start-hint', 'end-hint', 'unit-hint', 'group', 'gzip', 'window-before', 'merge', 'cancel', 'progress-row', 'progress',
-  'progress-text', 'status', 'result', 'window-after', 'stats', 'download', 'open-perfetto', 'show-perfetto',
-  'perfetto-note', 'problems', 'problems-title', 'warnings', 'skipped-details', 'skipped-summary', 'skipped',
-  'summary-details', 'summary', 'viewer', 'viewer-note', 'close-viewer', 'perfetto-frame', 'settings',
-  'perfetto-url', 'save-perfetto', 'reset-perfetto', 'perfetto-setting-note', 'version',
-].map((id) => [id.replace(/-(\w)/g, (_, c) => c.toUpperCase()), $(id)]));
+import { describeMerged, describeWindow, readWindow, stepList, stepWindow } from './window.mjs';
 
 const state = {
   entries: [],
-  kindOn: new Map(KINDS.map((k) => [k.key, true])),
+  byName: new Map(),
+  kindOn: new Map(),
+  report: null,         // the last scan's report: job, sources, overview, warnings
   job: null,            // report.job: { start_us, end_us, steps, steps_from }
   generation: 0,        // bumps when the file set changes; late answers for older sets are dropped
+  scans: 0,             // bumps with every scan
+  classifying: false,
   scanning: false,
   merging: false,
   merged: null,         // { blob, name, result, seconds, bytesIn }
 };
+let rules = null;       // the core's rules (rules.mjs), once loaded
+let kinds = null;       // kindSet(rules.kinds)
+const ready = loadRules().then((r) => {
+  rules = r;
+  kinds = kindSet(r.kinds);
+  for (const k of kinds.list) if (!state.kindOn.has(k.key)) state.kindOn.set(k.key, true);
+  renderWindow();
+});
 const client = createClient();
-const viewer = initViewer(el, () => state.merged);
+const viewer = initViewer(el, () => state.merged, { download });
+const jobView = createJobView(el, {
+  onPick: pickWindow,
+  onClear: () => pickWindow({ unit: el.unit.value, start: '', end: '' }),
+  onAlignClocks: () => { el.align.value = 'clocks'; rescan(); },
+  lanes: () => ({
+    visible: (path) => { const e = state.byName.get(path); return !e || (e.include && state.kindOn.get(e.kind) !== false); },
+    shift: (path) => Number(state.byName.get(path)?.offset || 0),
+    kindLabel: (k) => kinds?.label(k),
+  }),
+});
 
 // ---- status -----------------------------------------------------------------------------
-function setStatus(stateName, text) {
+// level 'warning': done, but not a success to celebrate (an empty output).
+function setStatus(stateName, text, level = '') {
   el.status.dataset.state = stateName;
+  if (level) el.status.dataset.level = level; else delete el.status.dataset.level;
   el.status.textContent = text;
 }
 
 function setBusy(busy) {
   state.merging = busy;
-  el.merge.disabled = busy || !state.entries.length;
   el.cancel.disabled = !busy;
   el.progressRow.hidden = !busy;
   for (const b of [el.chooseFolder, el.chooseFiles, el.sample, el.clear]) b.disabled = busy;
+  updateMergeButton();
   updateResultButtons();
+}
+
+// Merge is enabled only when it has something to merge; otherwise the reason is beside it.
+function updateMergeButton() {
+  let reason = '';
+  if (!state.entries.length) reason = 'Choose a folder or files first.';
+  else if (state.classifying || !kinds) reason = 'Looking at the files…';
+  else if (!state.entries.some((e) => kinds.filterable(e.kind))) reason = 'No file here holds a trace: there is nothing to merge.';
+  else if (!state.entries.some((e) => e.include && kinds.filterable(e.kind))) reason = 'No file with a trace is selected in the table.';
+  else if (!state.entries.some((e) => mergeable(e, kinds, state.kindOn))) reason = 'Every kind with files is switched off under "Kinds to merge".';
+  el.merge.disabled = state.merging || !!reason;
+  el.mergeReason.textContent = state.merging ? 'Esc cancels.' : reason;
 }
 
 function updateResultButtons() {
@@ -58,26 +89,33 @@ function updateResultButtons() {
 // ---- loading files ------------------------------------------------------------------------
 const byName = (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
-// then: what follows once the files are classified: 'scan' the job, 'merge' it, or 'none'.
+// then: what follows once the files are classified: 'scan' the job, 'scan-merge' (scan,
+// then merge: the sample and the notebook), or 'none'.
 async function load(list, { then = 'scan' } = {}) {
   if (state.merging) return;
   const gen = ++state.generation;
   stopScan();
   clearResult();
   state.job = null;
+  state.report = null;
+  jobView.clear();
   state.entries = list.filter((f) => f.file).sort(byName).map((f) => ({
     name: f.name, file: f.file, inFolder: !!f.inFolder, size: f.file.size, kind: '', node: '', reason: '',
     include: true, offset: '', source: null, scanning: true,
   }));
+  state.byName = new Map(state.entries.map((e) => [e.name, e]));
   el.allFiles.checked = true;
-  el.merge.disabled = true;  // until the files are classified
+  state.classifying = true;
+  updateMergeButton();
   if (!state.entries.length) {
     el.job.hidden = true;
+    state.classifying = false;
     setStatus('idle', 'No files found there. Choose a folder or trace files.');
     return;
   }
   el.job.hidden = false;
-  setStatus('idle', `Looking at ${count(state.entries.length)} files…`);
+  setStatus('idle', `Looking at ${plural(state.entries.length, 'file')}…`);
+  await ready;
   renderAll();
   // The first 64 KB of each file say what it is; a few at a time keeps the page responsive.
   const queue = [...state.entries];
@@ -93,37 +131,52 @@ async function load(list, { then = 'scan' } = {}) {
   };
   await Promise.all(Array.from({ length: 8 }, worker));
   if (gen !== state.generation) return;
-  el.merge.disabled = false;
+  state.classifying = false;
   renderAll();
-  setStatus('idle', `Ready: ${summaryText(state.entries)}. Choose options and press Merge.`);
-  if (then === 'merge') runMerge();
-  else if (then === 'scan') scan(gen);
+  const traces = state.entries.some((e) => kinds.filterable(e.kind));
+  setStatus('idle', traces ? `Ready: ${summaryText(state.entries, kinds)}. Pick a window (or merge everything) and press Merge.`
+    : `${summaryText(state.entries, kinds)}: none of them holds a trace.`);
+  if (traces && then !== 'none') scan(gen, then === 'scan-merge');
 }
 
-// A scan reads every file once in the worker: the job's time span, its steps and each
-// file's clock. A merge started meanwhile cancels it (one worker, one job at a time).
-async function scan(gen) {
+// A scan reads every file once in the worker: the job's time span, its steps, each file's
+// clock and the overview. All files, whatever is ticked: unticking only hides a lane. A
+// merge started meanwhile cancels it (one worker, one job at a time).
+async function scan(gen, thenMerge = false) {
+  const token = ++state.scans;  // a rescan replaces this one: its late answer is dropped
+  const current = () => gen === state.generation && token === state.scans && state.scanning;
   state.scanning = true;
   renderJobSummary();
+  const align = el.align.value;
   try {
-    const r = await client.merge(selectedFiles(state.entries), { scan: true }, {
+    const files = state.entries.map((e) => ({ name: e.name, data: e.file, inFolder: e.inFolder }));
+    const r = await client.merge(files, { scan: true, ...(align !== 'none' ? { align } : {}) }, {
       onProgress: (p) => {
-        if (gen === state.generation && state.scanning && p.bytesTotal) {
-          el.jobSummary.textContent = `${summaryText(state.entries)} · scanning the job… ${Math.floor((100 * p.bytesDone) / p.bytesTotal)}%`;
+        if (current() && p.bytesTotal) {
+          el.jobSummary.textContent = `${summaryText(state.entries, kinds)} · scanning the job… ${Math.floor((100 * p.bytesDone) / p.bytesTotal)}%`;
         }
       },
     });
-    if (gen !== state.generation) return;
+    if (!current()) return;
+    state.report = r.result.report;
     applyReport(r.result.report);
+    jobView.show(r.result.report);
   } catch (e) {
-    if (gen === state.generation && e.code !== 'CANCELLED') state.scanProblem = errorText(e);
+    if (current() && e.code !== 'CANCELLED') state.scanProblem = errorText(e);
   } finally {
-    if (gen === state.generation) {
+    if (current()) {
       state.scanning = false;
       for (const e of state.entries) e.scanning = false;
       renderAll();
+      if (thenMerge) runMerge();
     }
   }
+}
+
+function rescan() {
+  if (state.merging || !state.entries.length || state.classifying) return;
+  stopScan();
+  scan(state.generation);
 }
 
 function stopScan() {
@@ -136,40 +189,45 @@ function stopScan() {
 
 function applyReport(report) {
   if (report.job) state.job = report.job;
-  const rows = new Map(report.sources.map((s) => [s.path, s]));
-  for (const e of state.entries) {
-    const s = rows.get(e.name);
-    if (s) e.source = s;
+  for (const s of report.sources) {
+    const e = state.byName.get(s.path);
+    if (e) e.source = s;
   }
   if (report.version) el.version.textContent = report.version;
 }
 
 // ---- rendering ---------------------------------------------------------------------------------
 function renderAll() {
-  renderKinds(el.kinds, state.entries, state.kindOn, (key, on) => {
+  if (!kinds) return;
+  renderKinds(el.kinds, state.entries, kinds, state.kindOn, (key, on) => {
     state.kindOn.set(key, on);
-    renderFiles(el.files.tBodies[0], state.entries, state.kindOn, onRowChange);
+    renderFiles(el.files.tBodies[0], state.entries, kinds, state.kindOn, onRowChange);
+    onRowChange('kind');
   });
-  renderFiles(el.files.tBodies[0], state.entries, state.kindOn, onRowChange);
+  renderFiles(el.files.tBodies[0], state.entries, kinds, state.kindOn, onRowChange);
   renderJobSummary();
-  renderSteps();
   renderWindow();
+  updateMergeButton();
 }
 
+// A ticked file, a kind or an offset changed: the overview hides or moves lanes (no rescan).
 function onRowChange(what) {
   if (what === 'include') {
     el.allFiles.checked = state.entries.every((e) => e.include);
     el.allFiles.indeterminate = !el.allFiles.checked && state.entries.some((e) => e.include);
   }
   renderJobSummary();
+  updateMergeButton();
+  jobView.refresh();
 }
 
 function renderJobSummary() {
-  const parts = [summaryText(state.entries)];
+  if (!kinds) return;
+  const parts = [summaryText(state.entries, kinds)];
   const job = state.job;
   if (job && job.start_us !== undefined) {
     parts.push(`job ${utcFromMicros(job.start_us)} → ${utcFromMicros(job.end_us)} (${duration(job.end_us - job.start_us)})`);
-    parts.push(job.steps?.length ? `${count(job.steps.length)} steps ${stepList(job)} (${job.steps_from})` : 'no steps');
+    parts.push(job.steps?.length ? `${plural(job.steps.length, 'step')} ${stepList(job)} (${job.steps_from})` : 'no steps');
   } else if (state.scanning) {
     parts.push('scanning the job…');
   }
@@ -177,28 +235,12 @@ function renderJobSummary() {
   el.jobSummary.textContent = parts.join(' · ');
 }
 
-function renderSteps() {
-  const steps = state.job?.steps ?? [];
-  el.stepsDetails.hidden = !steps.length;
-  el.stepsSummary.textContent = `Steps ${stepList(state.job)} and when each starts`;
-  const sorted = [...steps].sort((a, b) => a[0] - b[0]);
-  el.steps.tBodies[0].replaceChildren(...sorted.map(([step, ts]) => {
-    const tr = document.createElement('tr');
-    for (const [text, cls] of [[step, 'c-num'], [utcFromMicros(ts), 'mono'], [ts, 'c-num mono']]) {
-      const td = document.createElement('td');
-      td.className = cls;
-      td.textContent = String(text);
-      tr.append(td);
-    }
-    return tr;
-  }));
-}
-
 function currentWindow() {
-  return readWindow(el.unit.value, el.start.value, el.end.value, state.job);
+  return readWindow(rules, el.unit.value, el.start.value, el.end.value, state.job);
 }
 
 function renderWindow() {
+  if (!rules) return;
   const w = currentWindow();
   const unit = el.unit.value;
   el.unitHint.textContent = unit === 'step'
@@ -207,17 +249,28 @@ function renderWindow() {
   el.start.placeholder = unit === 'step' ? 'first step' : 'job start';
   el.end.placeholder = unit === 'step' ? 'last step' : 'job end';
   for (const which of ['start', 'end']) {
-    const hint = fieldHint(unit, w[which], state.job, which);
-    const problem = w.problems.find((p) => p.field === which);
-    const node = el[`${which}Hint`];
-    node.textContent = problem && w[which] !== null ? problem.text : hint.text;
-    node.classList.toggle('bad', !!(hint.bad || problem));
-    el[which].setAttribute('aria-invalid', String(!!(hint.bad || problem)));
+    const hint = w.hints[which];
+    el[`${which}Hint`].textContent = hint.text;
+    el[`${which}Hint`].classList.toggle('bad', !!hint.bad);
+    el[which].setAttribute('aria-invalid', String(!!hint.bad));
   }
   el.windowBefore.classList.toggle('bad', w.problems.length > 0);
+  el.windowBefore.classList.toggle('warn', !!w.preview?.empty);
   if (w.problems.length) el.windowBefore.textContent = w.problems.map((p) => p.text).join(' ');
-  else if (w.resolved.pending) el.windowBefore.textContent = 'Window to merge: resolved from the steps once the job is scanned (or by the merge).';
-  else el.windowBefore.textContent = `Window to merge: ${describeWindow(w.resolved, state.job)}`;
+  else if (w.pending) el.windowBefore.textContent = 'Window to merge: resolved from the steps once the job is scanned (or by the merge).';
+  else if (w.preview?.empty) el.windowBefore.textContent = `Window to merge: empty — ${describeWindow(w.preview, state.job)}: the end step is the start step.`;
+  else el.windowBefore.textContent = `Window to merge: ${describeWindow(w.preview, state.job)}`;
+  const step = unit === 'step' && w.preview?.start_step !== undefined ? w.preview.start_step : null;
+  jobView.setWindow(w.preview, step);
+}
+
+// The overview or the steps panel picked a window: { unit, start, end } or { step }.
+function pickWindow(w) {
+  const pick = w.step !== undefined ? stepWindow(w.step, state.job) : w;
+  el.unit.value = pick.unit;
+  el.start.value = pick.start;
+  el.end.value = pick.end;
+  renderWindow();
 }
 
 function clearResult() {
@@ -226,27 +279,14 @@ function clearResult() {
   el.problems.hidden = true;
   el.summaryDetails.hidden = true;
   el.perfettoNote.textContent = '';
+  el.perfettoSize.hidden = true;
+  viewer.reset();
   updateResultButtons();
 }
 
 // ---- merging -----------------------------------------------------------------------------
-function progressText(p, t) {
-  const now = performance.now();
-  if (p.stage !== t.stage) Object.assign(t, { stage: p.stage, since: now, from: p.bytesDone ?? 0 });
-  const seconds = Math.max((now - t.since) / 1000, 1e-3);
-  const rate = p.stage === 'read' ? p.mbPerSec : ((p.bytesDone ?? 0) - t.from) / 1e6 / seconds;
-  const mbps = Number.isFinite(rate) && rate > 0 ? ` · ${rate.toFixed(rate < 10 ? 1 : 0)} MB/s` : '';
-  const frac = (a, b) => (b > 0 ? Math.min(a / b, 1) : 0);
-  if (p.stage === 'write') {
-    return { value: 0.8 + 0.2 * frac(p.eventsDone, p.eventsTotal), text: `Writing: ${count(p.eventsDone)} of ${count(p.eventsTotal)} events` };
-  }
-  const f = frac(p.bytesDone, p.bytesTotal);
-  const verb = p.stage === 'read' ? 'Reading' : 'Parsing';
-  return { value: (p.stage === 'read' ? 0 : 0.4) + 0.4 * f, text: `${verb}: ${bytes(p.bytesDone)} of ${bytes(p.bytesTotal)}${mbps}` };
-}
-
 async function runMerge() {
-  if (state.merging || !state.entries.length) return;
+  if (state.merging || el.merge.disabled || !rules) return;
   const w = currentWindow();
   const problem = w.problems[0];
   if (problem) {  // a typo or an unknown step: the merge would fail the same way, say it now
@@ -258,63 +298,32 @@ async function runMerge() {
     setStatus('error', 'An offset is not a whole number of µs (e.g. -1500). Fix it in the file table.');
     return;
   }
-  const only = onlyOption(state.kindOn);
-  if (only && !only.length) {
-    setStatus('error', 'Every kind is switched off under "Kinds to merge": switch at least one on.');
-    return;
-  }
   const files = selectedFiles(state.entries);
-  if (!files.length) {
-    setStatus('error', 'No file is selected in the table.');
-    return;
-  }
-  const offsets = offsetsOption(state.entries);
-  // ?memory-mb=N: MB of events kept in the wasm heap (default 512); the rest
-  // are kept as Blobs, which the browser may hold on disk.
-  // ?output-file=1|0: the output to the browser's private file system, or not
-  // (default: for inputs over 256 MB).
-  const memoryOption = () => {
-    const q = new URLSearchParams(location.search);
-    const mb = q.get('memory-mb'), file = q.get('output-file');
-    return {
-      ...(mb !== null && /^\d+$/.test(mb) ? { memoryMb: Number(mb) } : {}),
-      ...(file === '1' || file === '0' ? { outputFile: file === '1' } : {}),
-    };
-  };
-  const options = {
-    ...w.options,
-    ...(el.group.value !== 'source' ? { group: el.group.value } : {}),
-    ...(only ? { only } : {}),
-    ...(Object.keys(offsets).length ? { offsets } : {}),
-    ...(el.gzip.checked ? { gzip: true } : {}),
-    ...memoryOption(),
-  };
+  const options = mergeOptions(el, w, { kinds, kindOn: state.kindOn, entries: state.entries });
   const gen = state.generation;
   stopScan();
   clearResult();
   setBusy(true);
-  el.progress.value = 0;
-  el.progressText.textContent = 'Starting…';
-  setStatus('merging', `Merging ${count(files.length)} files…`);
+  const progress = createProgress(el.progress, el.progressText, files);
+  setStatus('merging', `Merging ${plural(files.length, 'file')}…`);
   const started = performance.now();
-  const track = { stage: '' };
   const bytesIn = files.reduce((n, f) => n + f.data.size, 0);
   try {
-    const r = await client.merge(files, options, {
-      onProgress: (p) => {
-        const { value, text } = progressText(p, track);
-        el.progress.value = value;
-        el.progressText.textContent = text;
-      },
-    });
+    const r = await client.merge(files, options, { onProgress: (p) => progress.update(p) });
     if (gen !== state.generation) return;
+    progress.finish();
     const seconds = (performance.now() - started) / 1000;
     state.merged = { blob: r.blob, name: r.result.outputName, result: r.result, seconds, bytesIn };
     applyReport(r.result.report);
     for (const e of state.entries) e.scanning = false;
     renderAll();
     showResult();
-    setStatus('done', `Merged ${count(r.result.eventsWritten)} events into ${r.result.outputName} (${bytes(r.result.bytesWritten)}) in ${duration(seconds * 1e6)}.`);
+    const what = `${r.result.outputName} (${bytes(r.result.bytesWritten)}) in ${duration(seconds * 1e6)}`;
+    if (r.result.eventsWritten === 0) {
+      setStatus('done', `Nothing in the window: wrote ${what} without events. Widen the window (the overview shows where the events are) or switch more kinds on.`, 'warning');
+    } else {
+      setStatus('done', `Merged ${plural(r.result.eventsWritten, 'event')} into ${what}.`);
+    }
   } catch (e) {
     if (e.code === 'CANCELLED') {
       setStatus('idle', 'Merge cancelled. Nothing was written; press Merge to start again.');
@@ -338,91 +347,29 @@ function showResult() {
   renderProblems(problemEls(), result.report.warnings);
   el.summary.textContent = result.summary;
   el.summaryDetails.hidden = false;
+  jobView.setMerged(result.report, result.eventsWritten);
   updateResultButtons();
   viewer.showAddress();
 }
 
 function download() {
-  if (!state.merged) return;
-  const url = URL.createObjectURL(state.merged.blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = state.merged.name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60000);
-}
-
-// ---- drop anywhere on the page ------------------------------------------------------------
-function initDrop() {
-  let depth = 0;
-  const hasFiles = (e) => [...(e.dataTransfer?.types ?? [])].includes('Files');
-  document.addEventListener('dragenter', (e) => {
-    if (!hasFiles(e)) return;
-    e.preventDefault();
-    depth++;
-    el.dropOverlay.hidden = state.merging;
-  });
-  document.addEventListener('dragover', (e) => {
-    if (!hasFiles(e)) return;
-    e.preventDefault();
-    e.dataTransfer.dropEffect = state.merging ? 'none' : 'copy';
-  });
-  document.addEventListener('dragleave', () => {
-    depth = Math.max(0, depth - 1);
-    if (!depth) el.dropOverlay.hidden = true;
-  });
-  document.addEventListener('drop', (e) => {
-    e.preventDefault();
-    depth = 0;
-    el.dropOverlay.hidden = true;
-    if (state.merging || !e.dataTransfer) return;
-    fromDrop(e.dataTransfer).then((list) => load(list), (err) => setStatus('error', `Could not read the dropped items: ${err.message}`));
-  });
+  if (state.merged) saveBlob(state.merged.blob, state.merged.name);
 }
 
 // ---- the notebook helper's preloaded files -----------------------------------------------
-function decodeBase64(text) {
-  const bin = atob(text);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
-function applyOptions(o = {}) {
-  if (o.unit) el.unit.value = o.unit;
-  if (o.start !== undefined && o.start !== null) el.start.value = String(o.start);
-  if (o.end !== undefined && o.end !== null) el.end.value = String(o.end);
-  if (o.group) el.group.value = o.group;
-  el.gzip.checked = !!o.gzip;
-  if (Array.isArray(o.only) && o.only.length) {
-    for (const k of KINDS) state.kindOn.set(k.key, o.only.includes(k.only) || o.only.includes(k.key));
-  }
-}
-
-function matchesPath(path, pattern) {
-  return path === pattern || path.startsWith(pattern.endsWith('/') ? pattern : `${pattern}/`) || path.endsWith(`/${pattern}`);
-}
-
 async function loadPreload() {
-  const node = document.getElementById('tm-preload');
-  if (!node) return false;
-  const data = JSON.parse(node.textContent);
-  applyOptions(data.options);
-  const list = data.files.map((f) => ({
-    name: f.name,
-    file: new File([decodeBase64(f.data)], f.name.slice(f.name.lastIndexOf('/') + 1)),
-  }));
-  const offsets = Object.entries(data.options?.offsets ?? {});
-  await load(list, { then: 'none' });
+  const data = readPreload();
+  if (!data) return;
+  document.body.classList.add('embedded');  // the notebook's cell: result first (style.css)
+  await ready;
+  applyOptions(el, data.options, { kinds, kindOn: state.kindOn });
+  await load(data.files, { then: 'none' });
+  const offsets = Object.entries(data.options.offsets ?? {});
   for (const e of state.entries) {
-    for (const [pattern, us] of offsets) if (matchesPath(e.name, pattern)) e.offset = String(us);
+    for (const [pattern, us] of offsets) if (rules.pathMatches(e.name, pattern)) e.offset = String(us);
   }
   renderAll();
-  if (data.merge === false) scan(state.generation);
-  else runMerge();
-  return true;
+  scan(state.generation, data.merge);
 }
 
 // ---- wiring -----------------------------------------------------------------------------
@@ -438,38 +385,49 @@ function init() {
   }
   el.sample.addEventListener('click', () => {
     const list = sampleJob().map(({ name, data }) => ({ name, file: new File([data], name.slice(name.lastIndexOf('/') + 1)), inFolder: true }));
-    load(list, { then: 'merge' });
+    load(list, { then: 'scan-merge' });
   });
   el.clear.addEventListener('click', () => {
     stopScan();
     state.generation++;
     state.entries = [];
+    state.byName = new Map();
     state.job = null;
+    state.report = null;
+    jobView.clear();
     clearResult();
     el.job.hidden = true;
-    el.merge.disabled = true;
     renderWindow();
+    updateMergeButton();
     setStatus('idle', 'Choose a folder or files to begin.');
     el.chooseFolder.focus();
   });
   el.allFiles.addEventListener('change', () => {
     for (const e of state.entries) e.include = el.allFiles.checked;
-    renderFiles(el.files.tBodies[0], state.entries, state.kindOn, onRowChange);
-    renderJobSummary();
+    renderFiles(el.files.tBodies[0], state.entries, kinds, state.kindOn, onRowChange);
+    onRowChange('all');
   });
   for (const input of [el.unit, el.start, el.end]) input.addEventListener('input', renderWindow);
   el.unit.addEventListener('change', renderWindow);
+  el.align.addEventListener('change', rescan);
   el.merge.addEventListener('click', runMerge);
   for (const input of [el.start, el.end]) {
     input.addEventListener('keydown', (e) => { if (e.key === 'Enter' && !el.merge.disabled) runMerge(); });
   }
   el.cancel.addEventListener('click', () => client.cancel());
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && state.merging && !e.defaultPrevented) client.cancel();
+  });
   el.download.addEventListener('click', download);
-  initDrop();
-  renderWindow();
+  initDrop(el.dropOverlay, {
+    busy: () => state.merging,
+    onFiles: (list) => load(list),
+    onError: (err) => setStatus('error', `Could not read the dropped items: ${err.message}`),
+  });
+  updateMergeButton();
   loadPreload().catch((e) => setStatus('error', `Could not load the embedded files: ${e.message}`));
 }
 
 init();
-// For scripts and tests: the page's state, read-only by convention.
-window.tracemerge = { state, get client() { return client; } };
+// For scripts and tests: the page's state, read-only by convention; the overview's geometry.
+window.tracemerge = { state, get client() { return client; }, overview: jobView.overview };

@@ -4,6 +4,7 @@
 //   fromInput(input)          → [{ name, file, inFolder }]
 //   await fromDrop(dataTransfer) → [{ name, file, inFolder }]
 // inFolder: the file came with a folder (an earlier merge's output found so is skipped).
+// Also: initDrop (drops anywhere on the page) and readPreload (the notebook helper's files).
 
 export function fromInput(input) {
   return [...input.files].map((file) => ({ name: file.webkitRelativePath || file.name, file, inFolder: !!file.webkitRelativePath }));
@@ -42,4 +43,65 @@ async function walk(entry, out, inFolder) {
       for (const e of batch) await walk(e, out, true);
     }
   }
+}
+
+// Files dropped anywhere on the page: an overlay while something is dragged over it, and
+// onFiles(list) for what was dropped. busy() → true refuses drops (a merge is running).
+export function initDrop(overlay, { busy, onFiles, onError }) {
+  let depth = 0;
+  const hasFiles = (e) => [...(e.dataTransfer?.types ?? [])].includes('Files');
+  document.addEventListener('dragenter', (e) => {
+    if (!hasFiles(e)) return;
+    e.preventDefault();
+    depth++;
+    overlay.hidden = busy();
+  });
+  document.addEventListener('dragover', (e) => {
+    if (!hasFiles(e)) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = busy() ? 'none' : 'copy';
+  });
+  document.addEventListener('dragleave', () => {
+    depth = Math.max(0, depth - 1);
+    if (!depth) overlay.hidden = true;
+  });
+  document.addEventListener('drop', (e) => {
+    e.preventDefault();
+    depth = 0;
+    overlay.hidden = true;
+    if (busy() || !e.dataTransfer) return;
+    fromDrop(e.dataTransfer).then(onFiles, onError);
+  });
+}
+
+// The notebook helper's files and options (web/notebook/tracemerge_notebook.py puts them in
+// a JSON <script id="tm-preload">), or null on a page without them.
+//   → { files: [{ name, file }], options: { start, end, unit, … }, merge: true|false }
+export function readPreload() {
+  const node = document.getElementById('tm-preload');
+  if (!node) return null;
+  const data = JSON.parse(node.textContent);
+  const decode = (text) => {
+    const bin = atob(text);
+    const out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  };
+  return {
+    files: data.files.map((f) => ({ name: f.name, file: new File([decode(f.data)], f.name.slice(f.name.lastIndexOf('/') + 1)) })),
+    options: data.options ?? {},
+    merge: data.merge !== false,
+  };
+}
+
+// Offers a Blob as a download named `name`.
+export function saveBlob(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60000);  // (revoked at once, some browsers cancel it)
 }

@@ -1,6 +1,6 @@
-// Formatting and parsing helpers of the page: sizes, counts, Unix µs ↔ UTC text.
+// Formatting helpers of the page: sizes, counts, durations, Unix µs → UTC text. What a
+// user types is read by the core (rules.mjs), never here.
 //   utcFromMicros(1594662618874598) → "2020-07-13 17:50:18.874598 UTC"
-//   parseMicros("2020-07-13 17:50:18.874598") → "1594662618874598"
 
 const nf = new Intl.NumberFormat('en-US');
 
@@ -28,43 +28,30 @@ export function utcFromMicros(us) {
   return d.toISOString().replace('T', ' ').replace('Z', `${micros} UTC`);
 }
 
-// A duration in µs as "1.23 s", "45.6 ms", "3 d 4 h".
+// A duration in µs as "850 µs", "1.23 s", "45.6 ms", "9 min 59 s", "3 d 4 h". Each unit is
+// chosen after rounding, so that a rounded value carries into the next unit: 599.99 s is
+// "10 min 0 s", not "9 min 60 s"; 59.996 s is "1 min 0 s", not "60.00 s".
 export function duration(us) {
   const n = Number(us);
   if (!Number.isFinite(n)) return '';
+  const sign = n < 0 ? '-' : '';
   const a = Math.abs(n);
-  if (a < 1000) return `${n.toFixed(0)} µs`;
-  if (a < 1e6) return `${(n / 1e3).toFixed(a < 1e4 ? 2 : 1)} ms`;
-  if (a < 60e6) return `${(n / 1e6).toFixed(a < 1e7 ? 2 : 1)} s`;
-  if (a < 3600e6) return `${Math.floor(n / 60e6)} min ${Math.round((n % 60e6) / 1e6)} s`;
-  if (a < 86400e6) return `${Math.floor(n / 3600e6)} h ${Math.round((n % 3600e6) / 60e6)} min`;
-  return `${Math.floor(n / 86400e6)} d ${Math.round((n % 86400e6) / 3600e6)} h`;
+  // Three digits: "9.99 ms", "10.0 ms", "512 ms" (9.996 → "10.0", not "10.00").
+  const fixed = (v) => (Number(v.toFixed(2)) < 10 ? v.toFixed(2) : Number(v.toFixed(1)) < 100 ? v.toFixed(1) : v.toFixed(0));
+  if (Math.round(a) < 1000) return `${sign}${Math.round(a)} µs`;
+  if (Number(fixed(a / 1e3)) < 1000) return `${sign}${fixed(a / 1e3)} ms`;
+  if (Number(fixed(a / 1e6)) < 60) return `${sign}${fixed(a / 1e6)} s`;
+  const s = Math.round(a / 1e6);
+  if (s < 3600) return `${sign}${Math.floor(s / 60)} min ${s % 60} s`;
+  const m = Math.round(a / 60e6);
+  if (m < 1440) return `${sign}${Math.floor(m / 60)} h ${m % 60} min`;
+  const h = Math.round(a / 3600e6);
+  return `${sign}${Math.floor(h / 24)} d ${h % 24} h`;
 }
 
-const INTEGER = /^-?\d+$/;
-const DATE_TIME = /^(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,9}))?)?)?\s*(?:Z|UTC)?$/i;
-
-// What the user typed in a time field → an integer string of Unix µs, '' (empty: no bound)
-// or null (not understood). Accepts whole µs ("1594662618874598") or a UTC date-time
-// ("2020-07-13 17:50:18.874598", "2020-07-13T17:50:18Z").
-export function parseMicros(text) {
-  const t = String(text ?? '').trim();
-  if (t === '') return '';
-  if (INTEGER.test(t)) return t;
-  const m = DATE_TIME.exec(t);
-  if (!m) return null;
-  const [, y, mo, d, h = '0', mi = '0', s = '0', frac = ''] = m;
-  const ms = Date.UTC(+y, +mo - 1, +d, +h, +mi, +s);
-  if (Number.isNaN(ms)) return null;
-  const micros = Number((frac + '000000').slice(0, 6));
-  return String(ms * 1000 + micros);
-}
-
-// A step field → its integer string, '' or null.
-export function parseStep(text) {
-  const t = String(text ?? '').trim();
-  if (t === '') return '';
-  return /^\d+$/.test(t) ? t : null;
+// "1 source", "3 sources", "1,024 files": a count and its noun, plural when it is not 1.
+export function plural(n, noun, many = `${noun}s`) {
+  return `${count(n)} ${n === 1 ? noun : many}`;
 }
 
 // "0-29", "0-3, 5, 7-9" for a sorted list of integers.

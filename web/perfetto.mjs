@@ -7,7 +7,6 @@
 export const DEFAULT_PERFETTO = 'https://ui.perfetto.dev/';
 const STORAGE_KEY = 'tracemerge.perfettoUrl';
 const PING_EVERY_MS = 100;
-const GIVE_UP_MS = 30000;
 
 // localStorage throws in sandboxed frames (the notebook view) and may be disabled.
 function storage() {
@@ -55,25 +54,54 @@ function targetOrigin(url) {
   return origin === 'null' ? '*' : origin;
 }
 
+// Perfetto UI keeps a trace in the browser's memory, about 2 GB at most, and a JSON trace
+// takes more than its size there: above this many bytes of output, say so before handing
+// it over (and suggest a narrower window).
+export const PERFETTO_WARN_BYTES = 1e9;
+
+export function sizeWarning(size) {
+  if (!(size > PERFETTO_WARN_BYTES)) return '';
+  return `This trace is ${(size / 1e9).toFixed(1)} GB. Perfetto UI holds about 2 GB in the browser and a JSON trace ` +
+    'takes more than its size there, so it may not open. Drag across the overview to pick a narrower window and merge again.';
+}
+
+export const noAnswer = (url) => `The Perfetto UI at ${url} did not answer (offline? blocked?).`;
+
 // Waits for PONG from the window `target()` returns, then posts the trace.
 // `payload()` is awaited only once the UI answered (it builds the ArrayBuffer).
-export function handOff(target, url, payload, { signal } = {}) {
+// onState(state, message): 'connecting' at once; 'open' once the trace is posted; 'error'
+// when no answer came — for an embedded UI (frame: its <iframe>) as soon as the frame has
+// loaded and `loadedMs` passed without a PONG (the hand-off then ends, rejected); for a tab,
+// after `slowMs`, while it still listens (a late PONG still opens the trace) until `giveUpMs`.
+export function handOff(target, url, payload, { signal, frame, onState, slowMs = 5000, loadedMs = 5000, giveUpMs = 60000 } = {}) {
   const origin = targetOrigin(url);
+  const say = (state, message = '') => onState?.(state, message);
   return new Promise((resolve, reject) => {
     let done = false;
+    let answered = false;
+    const timers = [];
     const finish = (error) => {
       if (done) return;
       done = true;
       clearInterval(pinger);
-      clearTimeout(deadline);
+      for (const t of timers) clearTimeout(t);
       window.removeEventListener('message', onMessage);
       signal?.removeEventListener('abort', onAbort);
-      if (error) reject(error); else resolve();
+      frame?.removeEventListener('load', onLoad);
+      if (error) {
+        if (error.code !== 'CANCELLED') say('error', error.message);
+        reject(error);
+      } else {
+        say('open');
+        resolve();
+      }
     };
+    const fail = (message, code = 'NO_ANSWER') => finish(Object.assign(new Error(message), { code }));
     const onMessage = async (e) => {
       const w = target();
-      if (done || !w || e.source !== w || e.data !== 'PONG') return;
+      if (done || answered || !w || e.source !== w || e.data !== 'PONG') return;
       if (origin !== '*' && e.origin !== origin) return;
+      answered = true;
       clearInterval(pinger);
       try {
         const p = await payload();
@@ -83,18 +111,22 @@ export function handOff(target, url, payload, { signal } = {}) {
         finish(err);
       }
     };
-    const onAbort = () => finish(Object.assign(new Error('cancelled'), { code: 'CANCELLED' }));
+    const onAbort = () => fail('cancelled', 'CANCELLED');
+    // A frame that has loaded and still does not answer is not the Perfetto UI (an error
+    // page, a site that is not it): waiting longer would not help.
+    const onLoad = () => timers.push(setTimeout(() => { if (!answered) fail(noAnswer(url)); }, loadedMs));
     const ping = () => {
       const w = target();
-      if (!w || w.closed) return finish(new Error('The Perfetto window was closed before it answered.'));
+      if (!w || w.closed) return fail('The Perfetto window was closed before it answered.', 'CLOSED');
       try { w.postMessage('PING', origin); } catch { /* still loading another origin */ }
     };
     window.addEventListener('message', onMessage);
     signal?.addEventListener('abort', onAbort);
+    frame?.addEventListener('load', onLoad);
+    say('connecting', `Waiting for the Perfetto UI at ${url} to answer…`);
     const pinger = setInterval(ping, PING_EVERY_MS);
-    const deadline = setTimeout(() => finish(new Error(
-      `Perfetto at ${url} did not answer within ${GIVE_UP_MS / 1000} s. Check the address in Settings, ` +
-      'or that the page may reach it.')), GIVE_UP_MS);
+    if (!frame) timers.push(setTimeout(() => { if (!answered) say('error', `${noAnswer(url)} Still listening, in case it is only slow.`); }, slowMs));
+    timers.push(setTimeout(() => fail(noAnswer(url)), giveUpMs));
     ping();
   });
 }

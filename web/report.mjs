@@ -1,6 +1,6 @@
 // Shows what a merge did: numbers, the merged window, warnings and errors (each with its
 // file and byte offset), and the CLI-style summary text.
-import { bytes, count, duration } from './format.mjs';
+import { bytes, count, duration, plural } from './format.mjs';
 import { h } from './table.mjs';
 
 const ERROR_CODES = new Set(['BAD_GZIP', 'BAD_JSON', 'NOT_A_TRACE', 'TOO_LARGE', 'TOO_DEEP', 'OUT_OF_MEMORY', 'ABORT', 'USAGE', 'UNKNOWN_STEP']);
@@ -20,9 +20,31 @@ export function errorText(e) {
   return `${code}${e.message}${place ? ` (${place})` : ''}`;
 }
 
+// Warnings of one code in one file, in the order they came: a file with 22 bad events is
+// one line ("22 × BAD_EVENT in job/a.json, first at byte 1,204: …"), not 22.
+export function groupWarnings(warnings) {
+  const groups = new Map();
+  for (const w of warnings) {
+    const key = `${w.code}\u0000${w.file ?? ''}`;
+    const g = groups.get(key);
+    if (g) g.count++;
+    else groups.set(key, { ...w, count: 1 });
+  }
+  return [...groups.values()];
+}
+
 function item(w) {
   const place = where(w);
-  return h('li', { class: ERROR_CODES.has(w.code) ? 'error' : '' },
+  const cls = ERROR_CODES.has(w.code) ? 'error' : '';
+  if (w.count > 1) {
+    const first = NO_OFFSET.has(w.code) ? '' : `, first at byte ${count(w.offset ?? 0)}`;
+    return h('li', { class: cls },
+      h('span', { class: 'code' }, `${count(w.count)} × ${w.code}`),
+      w.file ? h('span', {}, 'in ', h('span', { class: 'where' }, w.file), first) : null,
+      w.file ? ': ' : '',
+      w.message);
+  }
+  return h('li', { class: cls },
     h('span', { class: 'code' }, w.code),
     place ? h('span', { class: 'where' }, place) : null,
     place ? ': ' : '',
@@ -31,15 +53,17 @@ function item(w) {
 
 // warnings: report.warnings plus, for a failed merge, the error itself.
 export function renderProblems(els, warnings) {
-  const loud = warnings.filter((w) => !QUIET_CODES.has(w.code));
+  const loud = groupWarnings(warnings.filter((w) => !QUIET_CODES.has(w.code)));
   const quiet = warnings.filter((w) => QUIET_CODES.has(w.code));
   els.warnings.replaceChildren(...loud.map(item));
   els.skipped.replaceChildren(...quiet.map(item));
-  els.skippedSummary.textContent = `${count(quiet.length)} note${quiet.length === 1 ? '' : 's'} (files skipped on purpose, and why)`;
+  els.skippedSummary.textContent = `${plural(quiet.length, 'note')} (files skipped on purpose, and why)`;
   els.skippedDetails.hidden = !quiet.length;
-  const errors = loud.filter((w) => ERROR_CODES.has(w.code)).length;
+  const n = (list) => list.reduce((k, w) => k + w.count, 0);
+  const errors = n(loud.filter((w) => ERROR_CODES.has(w.code)));
+  const others = n(loud) - errors;
   els.title.textContent = loud.length
-    ? `${errors ? `${count(errors)} error${errors === 1 ? '' : 's'}, ` : ''}${count(loud.length - errors)} warning${loud.length - errors === 1 ? '' : 's'}`
+    ? `${errors ? `${plural(errors, 'error')}, ` : ''}${plural(others, 'warning')}`
     : 'No warnings';
   els.problems.hidden = !warnings.length;
 }
@@ -58,6 +82,6 @@ export function renderStats(dl, { result, seconds, bytesIn }) {
     ['Input', bytes(bytesIn)],
     ['Time', `${duration(seconds * 1e6)}${bytesIn > 1e6 ? ` · ${mbps(bytesIn / 1e6 / seconds)} MB/s` : ''}`],
   ];
-  if (result.helperSources) pairs.push(['Parsed in parallel', `${count(result.helperSources)} sources by a second worker`]);
+  if (result.helperSources) pairs.push(['Parsed in parallel', `${plural(result.helperSources, 'source')} by a second worker`]);
   dl.replaceChildren(...pairs.map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, v))));
 }

@@ -5,6 +5,7 @@
 //   sample_job/framework/pevents/<hour>/<end_us>_algo-1_model_timeline.json  smdebug C++ writer, unsorted
 //   sample_job/system/incremental/<hour>/<epoch_s>.algo-1.json              JSON lines, CPU + GPU
 //   sample_job/pytorch/algo-1.pt.trace.json                                Kineto, baseTimeNanoseconds
+//   sample_job/ranks/host-{a,b}/rank{0,1}.pt.trace.json                     two ranks, clocks 400 µs apart
 //
 //   sampleJob() → [{ name, data: Uint8Array }]
 
@@ -137,6 +138,56 @@ function kinetoTrace(steps) {
   return `{\n  "schemaVersion": 1,\n  "baseTimeNanoseconds": ${base},\n  "traceEvents": ${lines(ev)},\n  "traceName": "algo-1.pt.trace.json"\n}\n`;
 }
 
+// Two PyTorch ranks on two hosts whose clocks are CLOCK_APART µs apart (host-b's runs
+// ahead): what a distributed job's Kineto traces look like (distributedInfo.rank, host_name,
+// ProfilerStep#N, NCCL all-reduce kernels on a GPU stream, record_param_comms with the
+// collective's name, sequence number and process group). Each all-reduce ENDS at one true
+// instant on both ranks (±2 µs), whenever each rank arrived: so the core measures how far
+// apart the clocks are (a CLOCK_SKEW warning) and --align clocks lines them up. As
+// tests/bench/gen_ranks.py writes them, smaller.
+const CLOCK_APART = 400;
+const ALLREDUCE = 'ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)';
+
+function rankTraces(steps) {
+  const rnd = random(43);
+  // The true end of every collective: two per step, in its second half.
+  const ends = steps.map((s) => [0.55, 0.85].map((f) => s.start + Math.round(s.dur * f + rnd() * 2000)));
+  return [['host-a', 0, 0], ['host-b', 1, CLOCK_APART]].map(([host, rank, clock]) => {
+    const cpu = 2000 + rank;
+    const gpu = 0;  // each rank its own GPU 0 on its host
+    const ev = [
+      { ph: 'M', name: 'process_name', pid: cpu, tid: 0, args: { name: 'python3' } },
+      { ph: 'M', name: 'process_labels', pid: cpu, tid: 0, args: { labels: 'CPU' } },
+      { ph: 'M', name: 'process_name', pid: gpu, tid: 0, args: { name: 'python3' } },
+      { ph: 'M', name: 'process_labels', pid: gpu, tid: 0, args: { labels: `GPU ${gpu}` } },
+      { ph: 'M', name: 'thread_name', pid: gpu, tid: 20, args: { name: 'stream 20' } },
+    ];
+    const at = (t) => +(t + clock).toFixed(3);  // what this host's clock says at true time t
+    let seq = 0;
+    steps.forEach((s, k) => {
+      const t0 = s.start + 60 + rnd() * 150;
+      // rank 1 is the slow one now and then: the steps panel marks it
+      const dur = s.dur - 400 + (rank === 1 && k % 3 === 2 ? 2500 : 0) + rnd() * 600;
+      ev.push({ ph: 'X', cat: 'user_annotation', name: `ProfilerStep#${s.step}`, pid: cpu, tid: cpu, ts: at(t0), dur: +dur.toFixed(3), args: {} });
+      ev.push({ ph: 'X', cat: 'kernel', name: 'volta_sgemm_128x64_nn', pid: gpu, tid: 20, ts: at(t0 + 900), dur: +(s.dur * 0.4).toFixed(3), args: { device: gpu, stream: 20 } });
+      for (const end of ends[k]) {
+        const arrive = end - 80 - rnd() * 1500;
+        ev.push({ ph: 'X', cat: 'user_annotation', name: 'nccl:all_reduce', pid: cpu, tid: cpu, ts: at(arrive), dur: 30.5, args: { 'External id': seq } });
+        ev.push({ ph: 'X', cat: 'cpu_op', name: 'record_param_comms', pid: cpu, tid: cpu, ts: at(arrive + 1), dur: 20.25,
+          args: { 'External id': seq, 'Collective name': 'allreduce', Seq: seq, 'Process Group Name': '0' } });
+        const kstart = arrive + 40;
+        const jitter = (rnd() - 0.5) * 4;  // ±2 µs
+        ev.push({ ph: 'X', cat: 'kernel', name: ALLREDUCE, pid: gpu, tid: 20, ts: at(kstart), dur: +(end + jitter - kstart).toFixed(3),
+          args: { 'External id': seq, device: gpu, stream: 20 } });
+        seq++;
+      }
+    });
+    const trace = { schemaVersion: 1, distributedInfo: { backend: 'nccl', rank, world_size: 2 }, host_name: host,
+      baseTimeNanoseconds: T0 * 1000, traceEvents: ev, traceName: `rank${rank}` };
+    return { name: `sample_job/ranks/${host}/rank${rank}.pt.trace.json`, text: JSON.stringify(trace) };
+  });
+}
+
 export function sampleJob() {
   const steps = stepTimes();
   const endUs = T0 + steps.at(-1).start + steps.at(-1).dur + 2000;
@@ -147,5 +198,6 @@ export function sampleJob() {
     { name: `${pevents}/${endUs + 113}_${NODE}_model_timeline.json`, data: enc.encode(lines(modelTimeline(steps))) },
     { name: `sample_job/system/incremental/${HOUR}/${Math.floor(T0 / 1e6)}.${NODE}.json`, data: enc.encode(systemMetrics(steps)) },
     { name: `sample_job/pytorch/${NODE}.pt.trace.json`, data: enc.encode(kinetoTrace(steps)) },
+    ...rankTraces(steps).map(({ name, text }) => ({ name, data: enc.encode(text) })),
   ];
 }

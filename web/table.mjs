@@ -2,20 +2,21 @@
 // clock, offset), and the kind checkboxes (the CLI's --only suffix filter).
 // An entry: { name, file, size, kind, node, reason, include, offset, source }
 //   kind: what classifyFile said; source: the scan/merge report's row for this path.
-import { bytes, count } from './format.mjs';
+import { bytes, count, plural } from './format.mjs';
 
-// The kinds the suffix filter knows, with the --only value of each.
-export const KINDS = [
-  { key: 'pythontimeline', label: 'pythontimeline', only: 'pythontimeline.json' },
-  { key: 'model_timeline', label: 'model_timeline', only: 'model_timeline.json' },
-  { key: 'tf_trace', label: 'TF trace', only: 'trace.json.gz' },
-  { key: 'horovod', label: 'horovod', only: 'horovod_timeline.json' },
-  { key: 'system', label: 'system metrics', only: 'system' },
-  { key: 'trace', label: 'other trace', only: 'other' },
-];
-const KIND_LABEL = Object.fromEntries(KINDS.map((k) => [k.key, k.label]));
-KIND_LABEL.tf_metadata = 'TF clock (.metadata)';
-KIND_LABEL.skipped = 'skipped';
+// The kinds of the suffix filter come from the core (rules.kinds, from kindTable()):
+//   kinds = kindSet(rules.kinds); kinds.list → [{ key, only, label }, …]; kinds.label('tf_metadata')
+export function kindSet(list) {
+  const label = Object.fromEntries(list.map((k) => [k.key, k.label]));
+  // Not kinds of the filter: how the table names the files it shows but cannot filter.
+  label.tf_metadata ??= 'TF clock (.metadata)';
+  label.skipped ??= 'skipped';
+  return {
+    list,
+    label: (kind) => label[kind],
+    filterable: (kind) => list.some((k) => k.key === kind),
+  };
+}
 
 const h = (tag, props = {}, ...children) => {
   const el = document.createElement(tag);
@@ -30,12 +31,15 @@ const h = (tag, props = {}, ...children) => {
 };
 export { h };
 
-const filterable = (kind) => KINDS.some((k) => k.key === kind);
-
 // --only values, or undefined when every kind is on (the CLI's default: no --only).
-export function onlyOption(kindOn) {
-  if (KINDS.every((k) => kindOn.get(k.key))) return undefined;
-  return KINDS.filter((k) => kindOn.get(k.key)).map((k) => k.only);
+export function onlyOption(kinds, kindOn) {
+  if (kinds.list.every((k) => kindOn.get(k.key))) return undefined;
+  return kinds.list.filter((k) => kindOn.get(k.key)).map((k) => k.only);
+}
+
+// Whether the merge would get a file that holds a trace: included, of a kind that is on.
+export function mergeable(e, kinds, kindOn) {
+  return e.include && kinds.filterable(e.kind) && kindOn.get(e.kind) !== false;
 }
 
 // The files handed to the merge: the checked ones. Skipped files and TF .metadata sidecars
@@ -50,11 +54,11 @@ export function offsetsOption(entries) {
   return out;
 }
 
-export function renderKinds(fieldset, entries, kindOn, onChange) {
+export function renderKinds(fieldset, entries, kinds, kindOn, onChange) {
   const counts = new Map();
   for (const e of entries) counts.set(e.kind, (counts.get(e.kind) ?? 0) + 1);
   fieldset.querySelectorAll('label').forEach((l) => l.remove());
-  for (const k of KINDS) {
+  for (const k of kinds.list) {
     const n = counts.get(k.key) ?? 0;
     const box = h('input', { type: 'checkbox', checked: kindOn.get(k.key), dataset: { kind: k.key } });
     box.addEventListener('change', () => onChange(k.key, box.checked));
@@ -65,13 +69,16 @@ export function renderKinds(fieldset, entries, kindOn, onChange) {
 
 function clockCell(e) {
   const s = e.source;
-  if (e.kind === 'skipped' || e.kind === 'tf_metadata') return h('td', {}, '');
-  if (!s) return h('td', { class: 'clock hint' }, e.scanning ? 'scanning…' : '');
-  if (s.kind === 'skipped') return h('td', {}, '');
-  if (!s.absolute) return h('td', { class: 'clock none', title: s.time_base }, 'none — set an offset');
+  const cell = (props, text) => h('td', { ...props, 'data-label': 'Clock' }, text);
+  if (e.kind === 'skipped' || e.kind === 'tf_metadata') return cell({ class: 'empty' }, '');
+  if (!s) return cell({ class: `clock hint${e.scanning ? '' : ' empty'}` }, e.scanning ? 'scanning…' : '');
+  if (s.kind === 'skipped') return cell({ class: 'empty' }, '');
+  if (!s.absolute) {
+    return cell({ class: 'clock none', title: s.time_base }, s.placed_us ? 'none — placed at the job start; set an offset' : 'none — set an offset');
+  }
   const short = s.time_base.replace(/^smdebug header .*/, 'smdebug header')
     .replace(/^TF sidecar .*/, 'TF .metadata').replace(/=.*$/, '');
-  return h('td', { class: 'clock', title: s.time_base }, short);
+  return cell({ class: 'clock', title: s.time_base }, short);
 }
 
 function pathCell(name) {
@@ -81,7 +88,7 @@ function pathCell(name) {
 
 // Renders every row; calls onChange(what, index) after the user changes a row (the row
 // updates itself: re-rendering would take the focus away from an offset being typed).
-export function renderFiles(tbody, entries, kindOn, onChange) {
+export function renderFiles(tbody, entries, kinds, kindOn, onChange) {
   // Keep the focus (and the caret) where it was: a scan may finish while the user types.
   const active = tbody.contains(document.activeElement) ? document.activeElement : null;
   const focus = active && { label: active.getAttribute('aria-label'), caret: active.selectionStart ?? null };
@@ -93,9 +100,9 @@ export function renderFiles(tbody, entries, kindOn, onChange) {
       onChange('include', i);
     });
     const reason = e.kind === 'skipped' ? (e.reason || e.source?.note || '') : '';
-    const kindText = KIND_LABEL[e.kind] ?? (e.kind || '…');
-    let offsetCell = h('td', { class: 'c-offset' });
-    if (filterable(e.kind)) {
+    const kindText = kinds.label(e.kind) ?? (e.kind || '…');
+    let offsetCell = h('td', { class: 'c-offset empty' });
+    if (kinds.filterable(e.kind)) {
       const input = h('input', { type: 'text', inputMode: 'numeric', value: e.offset ?? '', placeholder: '0',
         'aria-label': `Clock offset of ${e.name} in µs`, autocomplete: 'off', spellcheck: 'false' });
       input.addEventListener('input', () => {
@@ -106,18 +113,18 @@ export function renderFiles(tbody, entries, kindOn, onChange) {
         e.offsetInvalid = !ok;
         onChange('offset', i);
       });
-      offsetCell = h('td', { class: 'c-offset' }, input);
+      offsetCell = h('td', { class: 'c-offset', 'data-label': 'Offset µs' }, input);
     }
-    const off = filterable(e.kind) && !kindOn.get(e.kind);
+    const off = kinds.filterable(e.kind) && !kindOn.get(e.kind);
     const tr = h('tr', { class: [off ? 'off' : '', e.include ? '' : 'excluded'].join(' ').trim() },
       h('td', { class: 'c-check' }, include),
       pathCell(e.name),
-      h('td', {}, h('span', { class: `kind ${e.kind}` }, kindText), reason ? h('span', { class: 'hint' }, ` — ${reason}`) : null),
-      h('td', { class: 'c-num' }, bytes(e.size)),
-      h('td', { class: 'node mono', title: e.node || '' }, e.node || ''),
+      h('td', { 'data-label': 'Kind' }, h('span', { class: `kind ${e.kind}` }, kindText), reason ? h('span', { class: 'hint' }, ` — ${reason}`) : null),
+      h('td', { class: 'c-num', 'data-label': 'Size' }, bytes(e.size)),
+      h('td', { class: `node mono${e.node ? '' : ' empty'}`, title: e.node || '', 'data-label': 'Node' }, e.node || ''),
       clockCell(e),
       offsetCell);
-    if (off) tr.title = `${KIND_LABEL[e.kind]} is switched off in "Kinds to merge"`;
+    if (off) tr.title = `${kinds.label(e.kind)} is switched off in "Kinds to merge"`;
     return tr;
   });
   tbody.replaceChildren(...rows);
@@ -128,12 +135,12 @@ export function renderFiles(tbody, entries, kindOn, onChange) {
   }
 }
 
-export function summaryText(entries) {
+export function summaryText(entries, kinds) {
   const total = entries.reduce((n, e) => n + e.size, 0);
   const chosen = entries.filter((e) => e.include);
-  const traces = entries.filter((e) => filterable(e.kind)).length;
+  const traces = entries.filter((e) => kinds.filterable(e.kind)).length;
   const skipped = entries.filter((e) => e.kind === 'skipped').length;
-  return `${count(entries.length)} file${entries.length === 1 ? '' : 's'} (${bytes(total)}): ${count(traces)} trace${traces === 1 ? '' : 's'}` +
+  return `${plural(entries.length, 'file')} (${bytes(total)}): ${plural(traces, 'trace')}` +
     (skipped ? `, ${count(skipped)} skipped` : '') +
     (chosen.length !== entries.length ? ` · ${count(chosen.length)} selected` : '');
 }

@@ -1,16 +1,31 @@
 // The page's Perfetto buttons and settings: "Open in Perfetto" (new tab), "Show here"
-// (embedded viewer), the address setting. The protocol itself is in perfetto.mjs.
-//   const viewer = initViewer(el, () => merged);   // merged: { blob, name } or null
-//   viewer.showAddress();                          // after a merge
+// (embedded viewer), the address setting, and one status line for the hand-off
+// ([data-testid=perfetto-status][data-state=idle|connecting|open|error]). The protocol
+// itself is in perfetto.mjs.
+//   const viewer = initViewer(el, () => merged, { download });   // merged: { blob, name } or null
+//   viewer.showAddress();                                        // after a merge
 import * as perfetto from './perfetto.mjs';
 
-export function initViewer(el, current) {
+export function initViewer(el, current, { download }) {
   let embed = null;  // AbortController of the running "Show here" hand-off
+
+  // One line for the state of the last hand-off; on an error, the ways on: Download, Settings.
+  function setState(state, text) {
+    el.perfettoStatus.dataset.state = state;
+    el.perfettoStatusText.textContent = text;
+    el.perfettoStatus.hidden = state === 'idle';
+    el.perfettoActions.hidden = state !== 'error';
+  }
 
   function showAddress() {
     const a = perfetto.perfettoAddress();
+    const m = current();
     el.perfettoNote.textContent = `Perfetto UI: ${a.url} (${a.from}; change it in Settings below). The trace is sent there only when you press a Perfetto button.`;
     if (a.problem) el.perfettoNote.textContent += ` ${a.problem}`;
+    const big = m ? perfetto.sizeWarning(m.blob.size) : '';
+    el.perfettoSize.textContent = big;
+    el.perfettoSize.hidden = !big;
+    setState('idle', '');
   }
 
   function tracePayload() {
@@ -23,13 +38,13 @@ export function initViewer(el, current) {
     const { url } = perfetto.perfettoAddress();
     const win = window.open(url, '_blank');  // now, inside the click: later it would be a blocked pop-up
     if (!win) {
-      el.perfettoNote.textContent = 'The browser blocked the new tab. Allow pop-ups for this page, or use "Show here".';
+      setState('error', 'The browser blocked the new tab. Allow pop-ups for this page, or use "Show here".');
       return;
     }
-    el.perfettoNote.textContent = `Waiting for Perfetto at ${url} to answer…`;
-    perfetto.handOff(() => win, url, tracePayload())
-      .then(() => { el.perfettoNote.textContent = `Sent ${current()?.name ?? 'the trace'} to Perfetto in the new tab.`; })
-      .catch((e) => { el.perfettoNote.textContent = e.message; });
+    const name = current().name;
+    perfetto.handOff(() => win, url, tracePayload(), {
+      onState: (state, message) => setState(state, state === 'open' ? `Sent ${name} to the Perfetto UI in the new tab.` : message),
+    }).catch(() => {});  // (the state says it)
   }
 
   function showPerfetto() {
@@ -43,9 +58,22 @@ export function initViewer(el, current) {
     if (el.perfettoFrame.getAttribute('src') !== src) el.perfettoFrame.src = src;
     el.viewerNote.textContent = `Loading ${url}…`;
     el.viewer.scrollIntoView({ block: 'start' });
-    perfetto.handOff(() => el.perfettoFrame.contentWindow, url, tracePayload(), { signal: abort.signal })
-      .then(() => { el.viewerNote.textContent = current()?.name ?? ''; })
-      .catch((e) => { if (e.code !== 'CANCELLED') el.viewerNote.textContent = e.message; });
+    const name = current().name;
+    perfetto.handOff(() => el.perfettoFrame.contentWindow, url, tracePayload(), {
+      signal: abort.signal,
+      frame: el.perfettoFrame,
+      onState: (state, message) => {
+        if (embed !== abort) return;  // a newer hand-off speaks now
+        setState(state, state === 'open' ? `Showing ${name} in the Perfetto UI below.` : message);
+        el.viewerNote.textContent = state === 'open' ? name : message;
+        if (state === 'error') hideFrame();  // a broken frame helps nobody: say why above instead
+      },
+    }).catch(() => {});
+  }
+
+  function hideFrame() {
+    el.viewer.hidden = true;
+    el.perfettoFrame.removeAttribute('src');
   }
 
   // A Perfetto address the page's Content-Security-Policy does not allow in a frame fails
@@ -53,15 +81,22 @@ export function initViewer(el, current) {
   document.addEventListener('securitypolicyviolation', (e) => {
     if (/frame-src|child-src/.test(e.effectiveDirective) && !el.viewer.hidden) {
       embed?.abort();
-      el.viewerNote.textContent = `This page may not embed ${e.blockedURI} (Content-Security-Policy frame-src). Use "Open in Perfetto", or host the Perfetto UI on https or on this page's own site.`;
+      hideFrame();
+      setState('error', `This page may not embed ${e.blockedURI} (Content-Security-Policy frame-src). Use "Open in Perfetto", or host the Perfetto UI on https or on this page's own site.`);
     }
   });
 
   function closeViewer() {
     embed?.abort();
-    el.viewer.hidden = true;
-    el.perfettoFrame.removeAttribute('src');
+    hideFrame();
+    setState('idle', '');
     el.showPerfetto.focus();
+  }
+
+  function openSettings() {
+    el.settings.open = true;
+    el.perfettoUrl.focus();
+    el.settings.scrollIntoView({ block: 'nearest' });
   }
 
   function initSettings() {
@@ -90,6 +125,12 @@ export function initViewer(el, current) {
   el.openPerfetto.addEventListener('click', openPerfetto);
   el.showPerfetto.addEventListener('click', showPerfetto);
   el.closeViewer.addEventListener('click', closeViewer);
+  el.perfettoDownload.addEventListener('click', download);
+  el.perfettoSettings.addEventListener('click', openSettings);
   initSettings();
-  return { showAddress };
+  return {
+    showAddress,
+    // A new merge replaces the trace: the last hand-off's state is about the old one.
+    reset: () => setState('idle', ''),
+  };
 }

@@ -1,101 +1,116 @@
 // The window controls (unit, start, end): what the user typed → merge options, a hint under
-// each field (the UTC date-time of a µs value, the start of a step), and the µs window
-// resolved before merging with the reference's step rule:
-//   start = first event of the start step; end = 1 µs before the first event of the end step.
-//   readWindow('step', '2', '4', job) → { options: { unit: 'step', start: '2', end: '4' },
-//     resolved: { start_us: 1594662617507447, end_us: 1594662617676640 }, problems: [] }
-import { duration, parseMicros, parseStep, ranges, utcFromMicros } from './format.mjs';
+// each field and the window as the merge will resolve it. Every rule (whole µs or a UTC
+// date-time, step numbers, the reference's step rule, an unknown step) is the core's:
+// rules.preview() (rules.mjs) resolves the texts exactly as the merge will; this module
+// only words the answer.
+//   readWindow(rules, 'step', '2', '4', job) → { options: { unit: 'step', start: '2', end: '4' },
+//     preview: { bounded: true, start_us: 1594662617507447, end_us: 1594662617676640, … },
+//     problems: [], hints: { start: { text: 'Step 2 starts …' }, end: { … } }, pending: false }
+import { duration, ranges, utcFromMicros } from './format.mjs';
 
-const TIME_FORMAT = 'whole Unix µs or a UTC date-time such as 2020-07-13 17:50:18.5';
-
-function stepMap(job) {
-  return new Map((job?.steps ?? []).map(([step, ts]) => [Number(step), Number(ts)]));
+function stepNumbers(job) {
+  return (job?.steps ?? []).map(([step]) => Number(step)).sort((a, b) => a - b);
 }
 
 export function stepList(job) {
-  return ranges([...stepMap(job).keys()].sort((a, b) => a - b));
+  return ranges(stepNumbers(job));
 }
 
-export function readWindow(unit, startText, endText, job) {
-  const step = unit === 'step';
-  const start = (step ? parseStep : parseMicros)(startText);
-  const end = (step ? parseStep : parseMicros)(endText);
-  const problems = [];
-  const expect = step ? 'a step number (0, 1, 2, …)' : TIME_FORMAT;
-  if (start === null) problems.push({ field: 'start', text: `Start is not ${expect}.` });
-  if (end === null) problems.push({ field: 'end', text: `End is not ${expect}.` });
+// The window of one step: from it to just before the next step of the job (open when it is
+// the last one). { unit: 'step', start: '3', end: '4' | '' }
+export function stepWindow(step, job) {
+  const next = stepNumbers(job).find((s) => s > Number(step));
+  return { unit: 'step', start: String(step), end: next === undefined ? '' : String(next) };
+}
 
+const inJob = (us, job) => job?.start_us === undefined || (us >= job.start_us && us <= job.end_us);
+
+// job: the scan's report.job, or null while the job is not scanned yet (then step numbers
+// cannot be resolved: pending).
+export function readWindow(rules, unit, startText, endText, job) {
+  const step = unit === 'step';
+  const texts = { start: String(startText ?? '').trim(), end: String(endText ?? '').trim() };
   const options = {};
   if (step) options.unit = 'step';
-  if (start) options.start = start;
-  if (end) options.end = end;
-
-  const resolved = { start_us: null, end_us: null, pending: false };
-  if (!problems.length) {
-    if (!step) {
-      resolved.start_us = start === '' ? null : Number(start);
-      resolved.end_us = end === '' ? null : Number(end);
-    } else if (!job) {
-      resolved.pending = (start !== '' || end !== '');
-    } else {
-      const steps = stepMap(job);
-      const missing = (s) => `Step ${s} is not in this job; ${steps.size ? `its steps are ${stepList(job)}` : 'it has no steps (no pythontimeline step_num, no ProfilerStep#N)'}.`;
-      if (start !== '') {
-        if (steps.has(Number(start))) resolved.start_us = steps.get(Number(start));
-        else problems.push({ field: 'start', text: missing(start) });
-      }
-      if (end !== '') {
-        if (steps.has(Number(end))) resolved.end_us = steps.get(Number(end)) - 1;
-        else problems.push({ field: 'end', text: missing(end) });
-      }
+  if (texts.start) options.start = texts.start;
+  if (texts.end) options.end = texts.end;
+  const steps = job?.steps ?? [];
+  const pending = step && !job && !!(texts.start || texts.end);
+  const problems = [];
+  const hints = {};
+  // Each bound alone first, so that a problem is shown under the field that has it.
+  for (const which of ['start', 'end']) {
+    const text = texts[which];
+    if (!text) {
+      hints[which] = { text: emptyHint(unit, which, job) };
+      continue;
     }
-    if (resolved.start_us !== null && resolved.end_us !== null && resolved.end_us < resolved.start_us) {
-      problems.push({ field: 'end', text: 'The end is before the start: the window would be empty.' });
+    const alone = rules.preview({ unit, [which]: text }, steps);
+    const problem = alone.error ?? (pending ? null : alone.fatal?.message ?? null);
+    if (problem) {
+      problems.push({ field: which, text: problem });
+      hints[which] = { text: problem, bad: true };
+    } else if (pending) {
+      hints[which] = { text: 'Steps are known once the job is scanned.' };
+    } else {
+      hints[which] = valueHint(unit, which, alone, job);
     }
   }
-  return { options, start, end, resolved, problems };
+  let preview = null;
+  if (!problems.length && !pending) {
+    preview = rules.preview({ unit, start: texts.start, end: texts.end }, steps);
+    const problem = preview.error ?? preview.fatal?.message;
+    if (problem) {
+      problems.push({ field: 'end', text: problem });
+      hints.end = { text: problem, bad: true };
+      preview = null;
+    }
+  }
+  return { options, preview, problems, hints, pending };
 }
 
-// The hint under one field.
-export function fieldHint(unit, value, job, which) {
-  if (value === null) return { text: unit === 'step' ? 'Type a step number.' : `Type ${TIME_FORMAT}.`, bad: true };
+function emptyHint(unit, which, job) {
+  if (unit === 'step') return which === 'start' ? 'Empty: from the first event.' : 'Empty: to the last event.';
+  const us = which === 'start' ? job?.start_us : job?.end_us;
   const open = which === 'start' ? 'job start' : 'job end';
-  if (value === '') {
-    if (unit === 'step') return { text: which === 'start' ? 'Empty: from the first event.' : 'Empty: to the last event.' };
-    const us = which === 'start' ? job?.start_us : job?.end_us;
-    return { text: us !== undefined ? `Empty: ${open}, ${utcFromMicros(us)}` : `Empty: ${open}.` };
-  }
+  return us !== undefined ? `Empty: ${open}, ${utcFromMicros(us)}` : `Empty: ${open}.`;
+}
+
+function valueHint(unit, which, p, job) {
+  const us = which === 'start' ? p.start_us : p.end_us;
   if (unit === 'step') {
-    const steps = stepMap(job);
-    if (!job) return { text: 'Steps are known once the job is scanned.' };
-    if (!steps.has(Number(value))) return { text: `Not a step of this job (${stepList(job) || 'none'}).`, bad: true };
-    return { text: `Step ${value} starts ${utcFromMicros(steps.get(Number(value)))}` };
+    return which === 'start'
+      ? { text: `Step ${p.start_step} starts ${utcFromMicros(us)}` }
+      : { text: `Up to ${utcFromMicros(us)}, just before step ${p.end_step} (excluded, as in smdebug)` };
   }
-  return { text: utcFromMicros(value) + (job && (Number(value) < job.start_us || Number(value) > job.end_us) ? ' — outside the job' : '') };
+  return { text: utcFromMicros(us) + (inJob(us, job) ? '' : ' — outside the job') };
 }
 
 const endpoint = (us, open, job) => {
-  if (us !== null) return { us: String(us), utc: utcFromMicros(us) };
+  if (us !== undefined && us !== null) return { us: String(us), utc: utcFromMicros(us) };
   const j = open === 'start' ? job?.start_us : job?.end_us;
   return { us: open, utc: j !== undefined ? utcFromMicros(j) : '' };
 };
 
 // "1594662617507447 .. 1594662617676640 µs · 2020-07-13 17:50:17.507447 UTC → … · 169.2 ms"
-export function describeWindow({ start_us, end_us }, job) {
-  if (start_us === null && end_us === null) {
+// for a preview or a report's window ({ start_us?, end_us? }).
+export function describeWindow(w, job) {
+  const start = w?.start_us ?? null;
+  const end = w?.end_us ?? null;
+  if (start === null && end === null) {
     if (!job) return 'everything';
+    if (job.start_us === undefined) return 'everything (no event with a time was found)';
     return `everything: ${utcFromMicros(job.start_us)} → ${utcFromMicros(job.end_us)} (${duration(job.end_us - job.start_us)})`;
   }
-  const a = endpoint(start_us, 'start', job);
-  const b = endpoint(end_us, 'end', job);
-  const span = start_us !== null && end_us !== null ? ` · ${duration(end_us - start_us + 1)}` : '';
+  const a = endpoint(start, 'start', job);
+  const b = endpoint(end, 'end', job);
+  const span = start !== null && end !== null ? ` · ${end < start ? 'empty' : duration(end - start + 1)}` : '';
   return `${a.us} .. ${b.us} µs · ${a.utc || a.us} → ${b.utc || b.us}${span}`;
 }
 
 // The window the merge reported (report.window), in the same words.
 export function describeMerged(window, job) {
-  if (!window || (window.start_us === undefined && window.end_us === undefined)) return describeWindow({ start_us: null, end_us: null }, job);
-  const text = describeWindow({ start_us: window.start_us ?? null, end_us: window.end_us ?? null }, job);
-  return window.start_step !== undefined || window.end_step !== undefined
+  const text = describeWindow(window, job);
+  return window?.start_step !== undefined || window?.end_step !== undefined
     ? `${text} (steps ${window.start_step ?? 'first'} .. ${window.end_step ?? 'last'}, end step excluded)` : text;
 }

@@ -1,0 +1,101 @@
+// The overview card: the scanned job drawn (overview.mjs), its steps per node or rank
+// (steps.mjs), a host whose clock is off (the scan's CLOCK_SKEW warnings, with a button
+// that aligns the clocks), and, after a merge, what was merged.
+//   const jv = createJobView(el, { onPick, onClear, onAlignClocks, lanes: () => ({ visible, shift, kindLabel }) });
+//   jv.show(scanReport); jv.refresh(); jv.setWindow(preview); jv.setMerged(mergeReport, eventsWritten)
+import { count, duration, plural, utcFromMicros } from './format.mjs';
+import { buildModel, stepTable } from './overview-model.mjs';
+import { createOverview } from './overview.mjs';
+import { renderSteps } from './steps.mjs';
+import { h } from './table.mjs';
+
+export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
+  let report = null;
+  let model = null;
+  let merged = null;
+  let picked = null;  // the step the fields pick, marked in the steps panel
+  const overview = createOverview(el.overview, {
+    onPick,
+    onClear,
+    describe: (text) => { el.overviewLive.textContent = text; },
+  });
+  el.zoomIn.addEventListener('click', () => overview.zoom(0.5));
+  el.zoomOut.addEventListener('click', () => overview.zoom(2));
+  el.zoomFit.addEventListener('click', () => overview.fit());
+  el.alignClocks.addEventListener('click', onAlignClocks);
+
+  function refresh() {
+    model = report ? buildModel(report, lanes()) : null;
+    el.overviewCard.hidden = !model;
+    if (!model) return;
+    overview.setModel(model);
+    const sources = model.lanes.length;
+    const groups = model.groups.length;
+    const noClock = model.lanes.filter((l) => l.noClock).length;
+    el.overviewDesc.textContent = `${plural(sources, 'source')} on ${plural(groups, 'node or rank', 'nodes or ranks')}, ` +
+      `from ${utcFromMicros(model.start)} to ${utcFromMicros(model.end)} (${duration(model.end - model.start)}), ` +
+      `${plural(model.steps.length, 'step')}${noClock ? `; ${plural(noClock, 'source')} without a clock of ${noClock === 1 ? 'its' : 'their'} own` : ''}. ` +
+      'Drag across it, or use the arrow keys and Enter, to pick the window to merge.';
+    renderSteps(el.stepsPanel, stepTable(model), { onPick: (step) => onPick({ step }), selected: picked });
+    caption();
+  }
+
+  function caption() {
+    const parts = [`0 = job start, ${utcFromMicros(model.start)}`];
+    if (!model.lanes.length) parts.push('no source with events is selected');
+    if (merged) {
+      parts.push(`dashed: the merged window, ${count(merged.events)} events written of ${count(merged.read)} read` +
+        (merged.outside ? `, ${count(merged.outside)} outside the window` : ''));
+    }
+    el.overviewCaption.textContent = parts.join(' · ');
+  }
+
+  // A host's clock off: the core's words (how far, from how many collectives, what fixes it).
+  function skew() {
+    const warnings = (report?.warnings ?? []).filter((w) => w.code === 'CLOCK_SKEW');
+    el.skew.hidden = !warnings.length;
+    el.skewList.replaceChildren(...warnings.map((w) => h('li', {}, h('strong', {}, 'Clocks apart: '), w.message)));
+    const moved = (report?.sources ?? []).filter((s) => s.aligned_us);
+    el.alignedNote.hidden = !moved.length;
+    if (moved.length) {
+      const by = new Map();
+      for (const s of moved) by.set(s.label || s.node || s.path, s.aligned_us);
+      el.alignedNote.textContent = `Aligned (${report.align}): ` +
+        [...by].map(([who, us]) => `${who} moved ${us > 0 ? '+' : ''}${us} µs`).join(', ') + '.';
+    }
+  }
+
+  return {
+    show(scanReport) {
+      report = scanReport;
+      merged = null;
+      overview.setMerged(null);
+      skew();
+      refresh();
+    },
+    clear() {
+      report = null;
+      merged = null;
+      refresh();
+    },
+    refresh,
+    setWindow(preview, step) {
+      overview.setWindow(preview);
+      if (picked !== step) {
+        picked = step;
+        if (model) renderSteps(el.stepsPanel, stepTable(model), { onPick: (s) => onPick({ step: s }), selected: picked });
+      }
+    },
+    setMerged(mergeReport, eventsWritten) {
+      const used = mergeReport.sources.filter((s) => s.included);
+      merged = {
+        events: eventsWritten,
+        read: used.reduce((n, s) => n + (s.events ?? 0), 0),
+        outside: used.reduce((n, s) => n + (s.outside_window ?? 0), 0),
+      };
+      overview.setMerged({ start_us: mergeReport.window?.start_us, end_us: mergeReport.window?.end_us });
+      if (model) caption();
+    },
+    overview,
+  };
+}

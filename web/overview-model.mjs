@@ -1,0 +1,122 @@
+// What the overview and the steps panel draw, from a scan's report only (the page parses no
+// trace): report.overview's lanes — event density in bins over the job's span, each source's
+// steps with their first and last moment, system metrics per bin — grouped by node or rank,
+// with the sources the user left out hidden and the offsets typed in the table applied.
+//   buildModel(report, { visible: (path) => true, shift: (path) => 0, kindLabel })
+//     → { start, end, bins, groups: [{ key, title, lanes: [lane…] }], lanes, steps: [[step, first_us]…] }
+//   lane: { source, path, name, kind, density, max, steps, counters, shift, noClock, placed, rows }
+// Pure: no DOM, so that it is tested under Node (tests/e2e/logic.test.mjs).
+
+// The metrics a system lane draws, most telling first; others follow, up to MAX_COUNTERS.
+const COUNTER_ORDER = ['GPUUtilization', 'CPUUtilization', 'GPUMemoryUtilization'];
+const MAX_COUNTERS = 3;
+
+function pickCounters(counters) {
+  const rank = (c) => {
+    const i = COUNTER_ORDER.indexOf(c.name);
+    return i >= 0 ? i : COUNTER_ORDER.length + (/Utilization/.test(c.name) ? 0 : 1);
+  };
+  return [...counters].sort((a, b) => rank(a) - rank(b) || (a.name < b.name ? -1 : 1)).slice(0, MAX_COUNTERS).map((c) => {
+    let max = 0;
+    for (const v of c.values) if (v !== null && v > max) max = v;
+    // Utilisation is in %: a common scale for all of it; anything else by its own maximum.
+    return { name: c.name, values: c.values, max: /Utilization/.test(c.name) ? Math.max(100, max) : max || 1 };
+  });
+}
+
+const baseName = (path) => path.slice(path.lastIndexOf('/') + 1);
+
+export function buildModel(report, { visible = () => true, shift = () => 0, kindLabel = (k) => k } = {}) {
+  const ov = report?.overview;
+  if (!ov || !ov.lanes) return null;
+  const sources = report.sources ?? [];
+  const groups = new Map();
+  const lanes = [];
+  for (const l of ov.lanes) {
+    const s = sources[l.source];
+    if (!s || !visible(s.path)) continue;
+    let max = 0;
+    for (const d of l.density) if (d > max) max = d;
+    const counters = s.kind === 'system' ? pickCounters(l.counters ?? []) : [];
+    const lane = {
+      source: l.source,
+      path: s.path,
+      name: `${kindLabel(s.kind) ?? s.kind} · ${baseName(s.path)}`,
+      kind: s.kind,
+      density: l.density,
+      max,
+      steps: l.steps ?? [],
+      counters,
+      shift: shift(s.path) - (s.offset_us ?? 0),  // the scan had the offsets it had; draw the ones typed now
+      noClock: s.absolute === false,
+      placed: s.placed_us ?? 0,
+      aligned: s.aligned_us ?? 0,
+      rows: Math.max(1, counters.length),
+    };
+    const key = s.label || s.node || '';
+    if (!groups.has(key)) groups.set(key, { key, title: key || '(no node)', lanes: [] });
+    groups.get(key).lanes.push(lane);
+    lanes.push(lane);
+  }
+  let start = ov.start_us;
+  let end = ov.end_us;
+  for (const l of lanes) {
+    start = Math.min(start, ov.start_us + l.shift);
+    end = Math.max(end, ov.end_us + l.shift);
+  }
+  if (!(end > start)) end = start + 1;
+  return {
+    start, end, binStart: ov.start_us, binEnd: ov.end_us, bins: ov.bins,
+    groups: [...groups.values()], lanes,
+    steps: [...(report.job?.steps ?? [])].sort((a, b) => a[0] - b[0]),
+  };
+}
+
+// Per step, per group: how long it took there (the longest of the group's sources:
+// last − first moment), when it started, and which group was slowest — the one that holds
+// the others back at the next collective.
+//   stepTable(model) → { groups: [title…], rows: [{ step, first, cells: [{ dur, start } | null…],
+//                                                  slowest: index, fastest: index }…] }
+export function stepTable(model) {
+  const groups = model.groups.filter((g) => g.lanes.some((l) => l.steps.length));
+  const rows = new Map();
+  groups.forEach((g, gi) => {
+    for (const lane of g.lanes) {
+      for (const [step, first, last] of lane.steps) {
+        if (!rows.has(step)) rows.set(step, { step, first: Infinity, cells: groups.map(() => null) });
+        const row = rows.get(step);
+        const a = first + lane.shift;
+        const cell = row.cells[gi] ?? (row.cells[gi] = { dur: 0, start: Infinity });
+        cell.dur = Math.max(cell.dur, last - first);
+        cell.start = Math.min(cell.start, a);
+        row.first = Math.min(row.first, a);
+      }
+    }
+  });
+  const list = [...rows.values()].sort((a, b) => a.step - b.step);
+  for (const row of list) {
+    let slowest = -1;
+    let fastest = -1;
+    row.cells.forEach((c, i) => {
+      if (!c) return;
+      if (slowest < 0 || c.dur > row.cells[slowest].dur) slowest = i;
+      if (fastest < 0 || c.dur < row.cells[fastest].dur) fastest = i;
+    });
+    Object.assign(row, { slowest, fastest });
+  }
+  return { groups: groups.map((g) => g.title), rows: list };
+}
+
+// Ticks for a time axis: about `count` round steps (1, 2, 5 × 10^k µs) from `origin` (the
+// job's start: labels stay put while zooming), those inside [start, end].
+//   timeTicks(0, 1000, 4) → { step: 500, ticks: [0, 500, 1000] }
+export function timeTicks(start, end, count, origin = start) {
+  const span = end - start;
+  if (!(span > 0) || !(count > 0)) return { step: 1, ticks: [] };
+  const raw = span / count;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw);
+  const ticks = [];
+  for (let k = Math.ceil((start - origin) / step); origin + k * step <= end; k++) ticks.push(origin + k * step);
+  return { step, ticks };
+}
