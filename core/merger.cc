@@ -102,6 +102,7 @@ struct Merger::Impl {
   Ticker ticker;  // progress and cancel, from the caller's thread only
   std::vector<EventParser> parsers;  // one per thread: [0] the caller's, [1 + w] worker w's
   std::optional<SourceStream> open;  // the source between BeginSource and EndSource
+  std::string nowhere;               // ChunkRoom() with no source open
   // Parsed sources, in arrival order (a deque: a new one does not move the
   // others, which the worker may be parsing into).
   std::deque<ParsedSource> sources;
@@ -131,6 +132,16 @@ void Merger::BeginSource(std::string path, uint64_t size_hint, bool in_folder) {
 
 void Merger::AppendChunk(std::string_view bytes) {
   if (impl_->open) impl_->open->Append(bytes);
+}
+
+char* Merger::ChunkRoom(size_t n) {
+  if (impl_->open) return impl_->open->Room(n);
+  impl_->nowhere.resize(n);  // (no source open: the bytes go nowhere, as AppendChunk's)
+  return impl_->nowhere.data();
+}
+
+void Merger::AppendRoom(size_t k) {
+  if (impl_->open) impl_->open->Appended(k);
 }
 
 void Merger::EndSource() {

@@ -167,6 +167,11 @@ class Merger {
   // itself it is merged, with a note.
   void BeginSource(std::string path, uint64_t size_hint = 0, bool in_folder = false);
   void AppendChunk(std::string_view bytes);
+  // The same without a copy: ChunkRoom(n) is where the next n bytes may be
+  // written (a plain file's go straight where they are parsed), valid until
+  // AppendRoom(k) says how many were.
+  char* ChunkRoom(size_t n);
+  void AppendRoom(size_t k);
   void EndSource();
   void AddSource(std::string path, std::string_view bytes) {
     BeginSource(std::move(path));

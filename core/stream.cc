@@ -50,6 +50,21 @@ void SourceStream::Take(std::string_view bytes) {
   in_.data.append(bytes);
 }
 
+char* SourceStream::Room(size_t n) {
+  if (!decided_ || gz_ || over_limit_ || in_.data.size() + n > in_.max_bytes_) {
+    room_.resize(n);
+    return room_.data();
+  }
+  room_.clear();
+  return in_.data.Room(n);
+}
+
+void SourceStream::Appended(size_t k) {
+  if (!room_.empty()) return Append(std::string_view(room_).substr(0, k));
+  in_.bytes_given += k;
+  in_.data.SetEnd(in_.data.data() + in_.data.size() + k);
+}
+
 SourceBytes SourceStream::End() && {
   if (!decided_) in_.data.append(pending_);
   return std::move(in_);

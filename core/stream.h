@@ -51,6 +51,10 @@ class SourceStream {
   SourceStream(std::string path, uint32_t arrival, uint64_t max_bytes, bool inflate_later, ByteBuffer buffer,
                uint64_t size_hint);
   void Append(std::string_view bytes);
+  // Append() without the copy: the bytes are written at Room(n), then
+  // Appended(k) counts k of them.
+  char* Room(size_t n);
+  void Appended(size_t k);
   void SetInFolder(bool in_folder) { in_.in_folder = in_folder; }
   SourceBytes End() &&;
 
@@ -58,6 +62,7 @@ class SourceStream {
   void Take(std::string_view bytes);
   SourceBytes in_;
   std::string pending_;  // the first byte, until gzip-or-not is known
+  std::string room_;     // Room() while the bytes cannot go to data (gzip, not decided, over the limit)
   bool decided_ = false, gz_ = false, over_limit_ = false, inflate_later_ = false;
 };
 

@@ -88,16 +88,15 @@ class JsMerger {
   static double gzipSizeHint(val head, val tail4, double file_size) {
     return static_cast<double>(tmg::GzipSizeHint(Bytes(head), Bytes(tail4), static_cast<uint64_t>(file_size)));
   }
-  // A view of this heap for the next chunk of the source (JS copies a chunk
-  // into it; Node reads files straight into it), valid until the next call
-  // into the module; then appendRoom(n) with the number of bytes put there.
+  // A view of this heap for the next chunk of the source — where the core
+  // keeps it (a plain file's bytes go straight where they are parsed) — valid
+  // until the next call into the module: JS copies a chunk into it, Node
+  // reads files straight into it; then appendRoom(n) with how many came.
   val chunkRoom(double n) {
-    buf_.resize(static_cast<size_t>(n));
-    return val(emscripten::typed_memory_view(buf_.size(), reinterpret_cast<uint8_t*>(buf_.data())));
+    const size_t size = static_cast<size_t>(n);
+    return val(emscripten::typed_memory_view(size, reinterpret_cast<uint8_t*>(merger_->ChunkRoom(size))));
   }
-  void appendRoom(double n) {
-    merger_->AppendChunk(std::string_view(buf_.data(), std::min(static_cast<size_t>(n), buf_.size())));
-  }
+  void appendRoom(double n) { merger_->AppendRoom(static_cast<size_t>(n)); }
   void endSource() { merger_->EndSource(); }
 
   // Sources parsed in a second instance (tracemerge-helper.mjs): there, the
@@ -125,7 +124,6 @@ class JsMerger {
     tmg::Report report = merger_->Merge([&](std::string_view c) {
       on_chunk(val(emscripten::typed_memory_view(c.size(), reinterpret_cast<const uint8_t*>(c.data()))));
     });
-    std::vector<char>().swap(buf_);
     report_json_ = report.ToJson();
     return tmg::ResultJson(report, args_.options.gzip);
   }
@@ -136,7 +134,6 @@ class JsMerger {
   tmg::Args args_;
   tmg::Status status_;
   std::unique_ptr<tmg::Merger> merger_;
-  std::vector<char> buf_;
   tmg::ByteBuffer export_;
   std::string export_tail_;
   std::string report_json_;

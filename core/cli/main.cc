@@ -96,10 +96,27 @@ TargetKind KindOf(const std::string& path) {
   return fs::is_regular_file(st) ? TargetKind::kRegular : fs::is_directory(st) ? TargetKind::kDirectory : TargetKind::kOther;
 }
 
+#if defined(__GLIBC__)
+// Transparent huge pages for the heap: glibc's malloc asks the kernel for them
+// with this tunable, which it reads only at start-up — so the CLI starts
+// itself again with it set, once. A merge touches every page of a heap about
+// the size of its input once: in 4 KB pages that is ~60K page faults per
+// 200 MB, 10–50% of a run in a VM (measured: 200 MB 1.14 → 1.01 s, 50 MB
+// 0.48 → 0.24 s; peak RSS +2%). TRACEMERGE_SMALL_PAGES=1 keeps 4 KB pages.
+void StartWithHugePages(char** argv) {
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  if (std::getenv("TRACEMERGE_SMALL_PAGES") || (tunables && std::strstr(tunables, "glibc.malloc.hugetlb"))) return;
+  const std::string set = std::string(tunables ? tunables : "") + (tunables && *tunables ? ":" : "") +
+                          "glibc.malloc.hugetlb=1";
+  if (setenv("GLIBC_TUNABLES", set.c_str(), 1) == 0) execv("/proc/self/exe", argv);  // (failing that: go on)
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
 #if defined(__GLIBC__)
+  StartWithHugePages(argv);
   // Keep freed memory for reuse: a source's buffers and event blocks go back
   // to the heap, not to the system, and the next source takes them without
   // faulting fresh pages in (each first touch costs microseconds, in a VM
@@ -153,7 +170,7 @@ int main(int argc, char** argv) {
   const bool stats = std::getenv("TRACEMERGE_STATS") != nullptr;
   const auto t_start = std::chrono::steady_clock::now();
   auto since = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count(); };
-  std::vector<char> buf(1 << 20);
+  constexpr size_t kChunk = 1 << 20;
   for (const Input& in : inputs) {
     FILE* f = std::fopen(in.disk_path.c_str(), "rb");
     if (!f) {
@@ -172,8 +189,8 @@ int main(int argc, char** argv) {
     std::rewind(f);
     merger.BeginSource(in.name, hint, in.in_folder);
     size_t got;
-    while ((got = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
-      merger.AppendChunk({buf.data(), got});
+    while ((got = std::fread(merger.ChunkRoom(kChunk), 1, kChunk, f)) > 0) {  // (no copy of plain files)
+      merger.AppendRoom(got);
       bytes_done += got;
       line.Show("reading: " + std::to_string(files_done) + " of " + std::to_string(inputs.size()) + " files, " +
                 Mb(bytes_done) + " of " + Mb(bytes_total) + " — " + in.name);

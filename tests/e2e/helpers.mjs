@@ -110,3 +110,22 @@ export const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
 export function tmpDir(tag) {
   return fs.mkdtempSync(path.join(os.tmpdir(), `tracemerge-${tag}-`));
 }
+
+// The page's sample job (web/sample.mjs) as a folder on disk: <dir>/sample_job/…
+export async function sampleFolder(dir) {
+  const { sampleJob } = await import(path.join(ROOT, 'web/sample.mjs'));
+  for (const f of sampleJob()) {
+    fs.mkdirSync(path.join(dir, path.dirname(f.name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, f.name), f.data);
+  }
+  return path.join(dir, 'sample_job');
+}
+
+// A port on 127.0.0.1 where nothing listens (it was free a moment ago).
+export async function closedPort() {
+  const server = http.createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

@@ -3,7 +3,7 @@
 // tab and in the embedded <iframe>; the address comes from ?perfetto= or from the setting.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { COMBINED, assertLocalOnly, browser, cli, context, download, servers, sha256, waitDone } from './helpers.mjs';
+import { COMBINED, assertLocalOnly, browser, cli, closedPort, context, download, servers, sha256, waitDone } from './helpers.mjs';
 
 let srv;
 let b;
@@ -85,6 +85,35 @@ test('"Show here" embeds Perfetto with mode=embedded and posts the merged bytes'
   await waitDone(page);
   await page.getByTestId('show-perfetto').click();
   await frame.waitForFunction(() => window.received.length === 2);
+  await page.close();
+});
+
+test('a Perfetto UI where nothing listens is an error within 10 s that names its address, embedded and in a tab', { timeout: 120000 }, async () => {
+  const address = `http://127.0.0.1:${await closedPort()}/`;
+  const page = await mergedPage(`?perfetto=${encodeURIComponent(address)}`);
+  const status = page.getByTestId('perfetto-status');
+  const error = page.locator('[data-testid=perfetto-status][data-state=error]');
+
+  let started = Date.now();
+  await page.getByTestId('show-perfetto').click();
+  await page.locator('[data-testid=perfetto-status][data-state=connecting]').waitFor();
+  await error.waitFor({ timeout: 10000 });
+  assert.ok(Date.now() - started < 10000);
+  assert.match(await status.textContent(), new RegExp(`The Perfetto UI at ${address} did not answer \\(offline\\? blocked\\?\\)`));
+  assert.equal(await page.locator('#viewer').isHidden(), true, 'the broken frame is still shown');
+  // The ways on: the download, and the address in Settings.
+  assert.equal(await page.locator('#perfetto-download').isVisible(), true);
+  await page.locator('#perfetto-settings').click();
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'perfetto-url');
+  assert.equal((await download(page)).bytes.length, expected.length);
+
+  started = Date.now();
+  const [tab] = await Promise.all([page.waitForEvent('popup'), page.getByTestId('open-perfetto').click()]);
+  await page.locator('[data-testid=perfetto-status][data-state=connecting]').waitFor();
+  await error.waitFor({ timeout: 10000 });
+  assert.ok(Date.now() - started < 10000);
+  assert.match(await status.textContent(), new RegExp(`${address} did not answer.*Still listening`));
+  await tab.close();
   await page.close();
 });
 

@@ -79,14 +79,25 @@ test('the notebook helper\'s page merges its preloaded files on load', { timeout
   await page.close();
 });
 
-test('the Jupyter form (sandboxed <iframe srcdoc>) merges too', { timeout: 120000 }, async () => {
+test('the Jupyter form (sandboxed <iframe srcdoc>) merges a date-time window; result and Download show without scrolling', { timeout: 120000 }, async () => {
   const out = path.join(tmp, 'cell.html');
-  notebookPage(`open(${JSON.stringify(out)}, "w").write("<!doctype html><title>cell</title>" + show(${JSON.stringify(COMBINED)})._repr_html_())`);
+  // A UTC date-time as the page takes it: the notebook passes the text on, the core reads it.
+  notebookPage(`open(${JSON.stringify(out)}, "w").write("<!doctype html><title>cell</title><body style='margin:0'>" + show(${JSON.stringify(COMBINED)}, start="2020-07-13 17:50:18.5")._repr_html_())`);
   const page = await ctx.newPage();
+  await page.setViewportSize({ width: 1000, height: 900 });
   await page.goto(pathToFileURL(out).href);
-  const frame = await (await page.locator('iframe').elementHandle()).contentFrame();
+  const iframe = page.locator('iframe');
+  const frame = await (await iframe.elementHandle()).contentFrame();
   await waitDone(frame);
+  assert.equal(await frame.getByTestId('start').inputValue(), '2020-07-13 17:50:18.5');
+  // The cell's frame is as tall as the notebook made it; nothing has scrolled in it.
+  const cell = await iframe.boundingBox();
+  assert.equal(await frame.evaluate(() => window.scrollY), 0);
+  for (const id of ['status', 'download']) {
+    const box = await frame.getByTestId(id).boundingBox();
+    assert.ok(box.y >= cell.y && box.y + box.height <= cell.y + cell.height, `${id} is not visible in the cell without scrolling`);
+  }
   const [dl] = await Promise.all([page.waitForEvent('download'), frame.getByTestId('download').click()]);
-  assert.ok(fs.readFileSync(await dl.path()).equals(cli([COMBINED])));
+  assert.ok(fs.readFileSync(await dl.path()).equals(cli([COMBINED], ['--start', '2020-07-13 17:50:18.5'])));
   await page.close();
 });

@@ -44,6 +44,14 @@ class ShowTest(unittest.TestCase):
         self.assertEqual(preload(view.html())["options"],
                          {"unit": "step", "start": "2", "end": "4", "only": ["pythontimeline.json"],
                           "offsets": {"x.json": -1500}, "gzip": True})
+        # A date-time goes to the page as typed: the page's core reads it (or names the typo).
+        self.assertEqual(preload(tn.show(COMBINED, start="2020-07-13 17:50:18.5", end=1594662623418701,
+                                         align="clocks").html())["options"],
+                         {"start": "2020-07-13 17:50:18.5", "end": "1594662623418701", "align": "clocks",
+                          "offsets": {}, "gzip": False})
+        self.assertEqual(preload(tn.show(COMBINED, start="soon").html())["options"]["start"], "soon")
+        with self.assertRaises(ValueError):
+            tn.show(COMBINED, align="sideways")
         with self.assertRaises(TypeError):
             tn.show(COMBINED, window=3)
         with self.assertRaises(ValueError):

@@ -1,6 +1,7 @@
 // The ingest stages alone: bytes in (stream.h), parse (parse.h), layout (layout.h).
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 
 #include "layout.h"
@@ -40,6 +41,31 @@ TEST(Stream, GzipOrNotInAnyChunksGivesTheSameBytes) {
         EXPECT_EQ(in.arrival, 7u);
         EXPECT_TRUE(in.warnings.empty());
         EXPECT_GE(in.data.size(), in.size + kPad) << "padded for the parsers";
+      }
+    }
+  }
+}
+
+// Bytes written into the room are the same as bytes appended: plain, gzip,
+// split anywhere, over the limit.
+TEST(Stream, BytesWrittenInPlaceEqualBytesAppended) {
+  const std::string text = R"({"traceEvents":[{"ph":"i","ts":1},{"ph":"i","ts":2}]})";
+  for (const std::string& bytes : {text, Gzip(text)}) {
+    for (size_t chunk : {1, 3, 1000}) {
+      for (uint64_t limit : {uint64_t{1} << 20, uint64_t{20}}) {
+        SourceStream a("a.json", 0, limit, false, ByteBuffer(), 0), b("a.json", 0, limit, false, ByteBuffer(), 0);
+        for (size_t at = 0; at < bytes.size(); at += chunk) {
+          const std::string_view part = std::string_view(bytes).substr(at, chunk);
+          a.Append(part);
+          std::memcpy(b.Room(part.size() + 5), part.data(), part.size());  // (room for more than came)
+          b.Appended(part.size());
+        }
+        SourceBytes x = std::move(a).End(), y = std::move(b).End();
+        x.Inflate();
+        y.Inflate();
+        EXPECT_EQ(x.data.view(), y.data.view()) << chunk << " " << limit;
+        EXPECT_EQ(x.bytes_given, y.bytes_given);
+        EXPECT_EQ(x.warnings.size(), y.warnings.size());
       }
     }
   }

@@ -1,0 +1,164 @@
+// The overview and the steps panel in the page: drawn for a folder before merging; windows
+// picked by dragging, by a step's tick, by the keys and in the steps panel merge to the
+// native CLI's bytes for those windows; lanes follow the table; the align control.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, test } from 'node:test';
+import { assertLocalOnly, browser, cli, context, download, sampleFolder, servers, tmpDir, waitDone } from './helpers.mjs';
+
+let srv;
+let b;
+let ctx;
+let tmp;
+let sample;  // the sample job as a folder on disk
+before(async () => {
+  srv = await servers();
+  b = await browser();
+  ctx = await context(b);
+  tmp = tmpDir('overview');
+  sample = await sampleFolder(tmp);
+});
+after(async () => {
+  const requests = ctx?.requests ?? [];
+  await b?.close();
+  await srv?.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+  assertLocalOnly(requests);
+});
+
+async function scannedPage(dir) {
+  const page = await ctx.newPage();
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(e.message));
+  await page.goto(srv.page.url);
+  await page.getByTestId('folder-input').setInputFiles(dir);
+  await page.getByTestId('overview').waitFor();
+  await page.waitForFunction(() => window.tracemerge.overview.geometry()?.lanes.length > 0);
+  return page;
+}
+
+const geometry = (page) => page.evaluate(() => window.tracemerge.overview.geometry());
+
+// Drags across the overview from fraction a to fraction b of its plot, in the lanes.
+async function drag(page, a, b) {
+  const g = await geometry(page);
+  await page.getByTestId('overview').scrollIntoViewIfNeeded();  // (the mouse does not scroll)
+  const box = await page.getByTestId('overview').boundingBox();
+  const y = box.y + (g.lanesY + g.lanesEnd) / 2;
+  const x = (f) => box.x + g.x0 + f * (g.x1 - g.x0);
+  await page.mouse.move(x(a), y);
+  await page.mouse.down();
+  for (let i = 1; i <= 5; i++) await page.mouse.move(x(a + ((b - a) * i) / 5), y);
+  await page.mouse.up();
+}
+
+const fields = async (page) => ({
+  unit: await page.getByTestId('unit').inputValue(),
+  start: await page.getByTestId('start').inputValue(),
+  end: await page.getByTestId('end').inputValue(),
+});
+
+async function mergeMatchesCli(page, flags) {
+  await page.getByTestId('merge').click();
+  await waitDone(page);
+  const got = await download(page);
+  assert.ok(got.bytes.equals(cli([sample], flags)), `the page's output differs from the CLI's with ${flags.join(' ')}`);
+}
+
+test('the overview is drawn before merging; two drags pick two windows inside the job that merge to the CLI bytes', { timeout: 180000 }, async () => {
+  const page = await scannedPage(sample);
+  assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'idle', 'the overview needs no merge');
+  const g = await geometry(page);
+  assert.equal(g.lanes.length, 6);
+  assert.deepEqual([...new Set(g.lanes.map((l) => l.group))], ['algo-1', 'rank0', 'rank1']);
+  const label = await page.getByTestId('overview').getAttribute('aria-label');
+  assert.match(label, /overview/i);
+  assert.match(await page.locator('#overview-desc').textContent(), /6 sources on 3 nodes or ranks.*12 steps/);
+  const job = await page.evaluate(() => window.tracemerge.state.job);
+
+  const windows = [];
+  for (const [a, z] of [[0.2, 0.35], [0.55, 0.75]]) {
+    await drag(page, a, z);
+    const f = await fields(page);
+    assert.equal(f.unit, 'time');
+    assert.match(f.start, /^\d+$/);
+    assert.match(f.end, /^\d+$/);
+    const [s, e] = [Number(f.start), Number(f.end)];
+    assert.ok(s >= job.start_us && e <= job.end_us && s < e, `${s}..${e} is not inside the job ${job.start_us}..${job.end_us}`);
+    windows.push([s, e]);
+    await mergeMatchesCli(page, ['--start', f.start, '--end', f.end]);
+    assert.match(await page.locator('#window-after').textContent(), new RegExp(`${f.start} \\.\\. ${f.end} µs`));
+  }
+  assert.ok(windows[1][0] > windows[0][1], `the later drag gave ${windows[1]} after ${windows[0]}`);
+  // Double-click: no window (everything).
+  await page.getByTestId('overview').dblclick({ position: { x: g.x0 + 50, y: (g.lanesY + g.lanesEnd) / 2 } });
+  assert.deepEqual(await fields(page), { unit: 'time', start: '', end: '' });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a step\'s tick, the steps panel and the keys pick windows the CLI resolves the same way', { timeout: 180000 }, async () => {
+  const page = await scannedPage(sample);
+  const g = await geometry(page);
+  const tick = g.steps.find((s) => s.step === 3);
+  await page.getByTestId('overview').click({ position: { x: tick.x, y: g.stepRowY } });
+  assert.deepEqual(await fields(page), { unit: 'step', start: '3', end: '4' });
+  await mergeMatchesCli(page, ['--unit', 'step', '--start', '3', '--end', '4']);
+  assert.match(await page.locator('#window-after').textContent(), /steps 3 \.\. 4/);
+
+  // The steps panel: step 5's slowest rank is marked; its number picks it.
+  const row = page.locator('#steps-panel tr[data-step="5"]');
+  assert.equal(await row.locator('td.slowest').count(), 1);
+  assert.match(await row.locator('td.slow-name').textContent(), /rank ?1.* \+2\.\d+ ms/);
+  await page.getByRole('button', { name: 'Merge step 11' }).click();
+  assert.deepEqual(await fields(page), { unit: 'step', start: '11', end: '' }, 'the last step: open to the end');
+  await mergeMatchesCli(page, ['--unit', 'step', '--start', '11']);
+
+  // Keys: ↓ selects the first step, Enter picks it; →, Shift+→ and Enter a time window.
+  await page.getByTestId('overview').focus();
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Enter');
+  assert.deepEqual(await fields(page), { unit: 'step', start: '0', end: '1' });
+  for (const key of ['ArrowRight', 'ArrowRight', 'Shift+ArrowRight', 'Enter']) await page.keyboard.press(key);
+  const f = await fields(page);
+  assert.equal(f.unit, 'time');
+  assert.ok(Number(f.end) > Number(f.start));
+  await mergeMatchesCli(page, ['--start', f.start, '--end', f.end]);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('lanes follow the file and kind check boxes and the offsets, without a new scan', { timeout: 120000 }, async () => {
+  const page = await scannedPage(sample);
+  const scans = () => page.evaluate(() => window.tracemerge.state.scans);
+  const before = await scans();
+  const rank1 = 'sample_job/ranks/host-b/rank1.pt.trace.json';
+  await page.getByLabel(`Include ${rank1}`).uncheck();
+  assert.ok(!(await geometry(page)).lanes.some((l) => l.path === rank1));
+  await page.locator('#kinds input[data-kind=system]').uncheck();
+  assert.equal((await geometry(page)).lanes.length, 4);
+  const start = (await geometry(page)).view.start;
+  await page.getByLabel('Clock offset of sample_job/ranks/host-a/rank0.pt.trace.json in µs').fill('-200000');
+  const g = await geometry(page);
+  assert.equal(g.lanes.find((l) => l.path.endsWith('rank0.pt.trace.json')).shift, -200000);
+  assert.equal(g.view.start, start - 200000);
+  assert.equal(await scans(), before, 'the page scanned again');
+  await page.close();
+});
+
+test('a host\'s clock off is shown at the overview; "Align clocks" rescans and merges aligned, as the CLI', { timeout: 180000 }, async () => {
+  const page = await scannedPage(sample);
+  const skew = page.locator('#skew');
+  await skew.waitFor();
+  assert.match(await skew.textContent(), /400\.\d+ µs ahead.*--align clocks/);
+  await page.getByTestId('align-clocks').click();
+  assert.equal(await page.getByTestId('align').inputValue(), 'clocks');
+  await page.locator('#aligned-note:not([hidden])').waitFor();
+  assert.match(await page.locator('#aligned-note').textContent(), /moved -400\.\d+ µs/);
+  assert.equal(await skew.isHidden(), true);
+  await mergeMatchesCli(page, ['--align', 'clocks']);
+  // Back to none: the warning is back.
+  await page.getByTestId('align').selectOption('none');
+  await skew.waitFor();
+  await page.close();
+});
