@@ -14,6 +14,9 @@ export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
   let model = null;
   let merged = null;
   let picked = null;  // the step the fields pick, marked in the steps panel
+  // "rank 3 · host-b" as a merge's report names a source, for scan reports that do not
+  // (the core names ranks while it plans tracks, which a scan does not do).
+  const labels = new Map();
   const overview = createOverview(el.overview, {
     onPick,
     onClear,
@@ -25,7 +28,7 @@ export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
   el.alignClocks.addEventListener('click', onAlignClocks);
 
   function refresh() {
-    model = report ? buildModel(report, lanes()) : null;
+    model = report ? buildModel(report, { ...lanes(), label: (path) => labels.get(path) }) : null;
     el.overviewCard.hidden = !model;
     if (!model) return;
     overview.setModel(model);
@@ -59,7 +62,7 @@ export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
     el.alignedNote.hidden = !moved.length;
     if (moved.length) {
       const by = new Map();
-      for (const s of moved) by.set(s.label || s.node || s.path, s.aligned_us);
+      for (const s of moved) by.set(s.label || labels.get(s.path) || s.node || s.path, s.aligned_us);
       el.alignedNote.textContent = `Aligned (${report.align}): ` +
         [...by].map(([who, us]) => `${who} moved ${us > 0 ? '+' : ''}${us} µs`).join(', ') + '.';
     }
@@ -76,6 +79,7 @@ export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
     clear() {
       report = null;
       merged = null;
+      labels.clear();
       refresh();
     },
     refresh,
@@ -94,7 +98,10 @@ export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
         outside: used.reduce((n, s) => n + (s.outside_window ?? 0), 0),
       };
       overview.setMerged({ start_us: mergeReport.window?.start_us, end_us: mergeReport.window?.end_us });
-      if (model) caption();
+      const known = labels.size;
+      for (const s of mergeReport.sources) if (s.label) labels.set(s.path, s.label);
+      if (labels.size !== known) refresh();
+      else if (model) caption();
     },
     overview,
   };

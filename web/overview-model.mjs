@@ -26,7 +26,9 @@ function pickCounters(counters) {
 
 const baseName = (path) => path.slice(path.lastIndexOf('/') + 1);
 
-export function buildModel(report, { visible = () => true, shift = () => 0, kindLabel = (k) => k } = {}) {
+// label(path): a label known from another report of the same files (a merge's), for a scan
+// report without one.
+export function buildModel(report, { visible = () => true, shift = () => 0, kindLabel = (k) => k, label = () => '' } = {}) {
   const ov = report?.overview;
   if (!ov || !ov.lanes) return null;
   const sources = report.sources ?? [];
@@ -53,7 +55,7 @@ export function buildModel(report, { visible = () => true, shift = () => 0, kind
       aligned: s.aligned_us ?? 0,
       rows: Math.max(1, counters.length),
     };
-    const key = s.label || s.node || '';
+    const key = s.label || label(s.path) || s.node || '';
     if (!groups.has(key)) groups.set(key, { key, title: key || '(no node)', lanes: [] });
     groups.get(key).lanes.push(lane);
     lanes.push(lane);
@@ -107,15 +109,20 @@ export function stepTable(model) {
   return { groups: groups.map((g) => g.title), rows: list };
 }
 
-// Ticks for a time axis: about `count` round steps (1, 2, 5 × 10^k µs) from `origin` (the
-// job's start: labels stay put while zooming), those inside [start, end].
+// Ticks for a time axis: about `count` round steps from `origin` (the job's start: labels
+// stay put while zooming), those inside [start, end]. Round in the unit they are read in:
+// 1, 2, 5 × 10^k µs up to seconds, then 15 s, 30 s, minutes, hours, days.
 //   timeTicks(0, 1000, 4) → { step: 500, ticks: [0, 500, 1000] }
+const S = 1e6;
+const NICE = [15 * S, 30 * S, 60 * S, 120 * S, 300 * S, 600 * S, 900 * S, 1800 * S, 3600 * S, 7200 * S, 3 * 3600 * S,
+  6 * 3600 * S, 12 * 3600 * S, 86400 * S, 2 * 86400 * S, 7 * 86400 * S, 14 * 86400 * S, 28 * 86400 * S];
 export function timeTicks(start, end, count, origin = start) {
   const span = end - start;
   if (!(span > 0) || !(count > 0)) return { step: 1, ticks: [] };
   const raw = span / count;
   const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw);
+  let step = [1, 2, 5, 10].map((m) => m * mag).find((x) => x >= raw);
+  if (step > 10 * S) step = NICE.find((x) => x >= raw) ?? Math.ceil(raw / (28 * 86400 * S)) * 28 * 86400 * S;
   const ticks = [];
   for (let k = Math.ceil((start - origin) / step); origin + k * step <= end; k++) ticks.push(origin + k * step);
   return { step, ticks };

@@ -223,6 +223,7 @@ export function createOverview(canvas, { onPick, onClear, describe = () => {} })
     geometry() {
       if (!g) return null;
       return { x0: g.x0, x1: g.x1, stepRowY: AXIS_H + STEP_H / 2, lanesY: g.lanesY, lanesEnd: g.lanesEnd, view: { ...view },
+        lanes: model.lanes.map((l) => ({ path: l.path, shift: l.shift, group: g.rows.find((r) => r.lane === l)?.group.title })),
         steps: model.steps.map(([n, t]) => ({ step: n, x: xOf(t) })) };
     },
   };

@@ -1,7 +1,8 @@
 // One progress bar per merge that only moves forward, over reading, parsing and writing.
 // The worker reports stages that take turns per file (read a file, parse it, read the next;
-// a second worker's files arrive whole), so a bar per stage would jump back and forth. Here
-// every input byte counts twice — once read, once parsed — and every event once written:
+// the second worker's files arrive whole, parsed), so a bar per stage would jump back and
+// forth. Here every input byte counts twice — once read, once parsed — and every event once
+// written:
 //   value = (read + parsed) / (2 × input bytes) × 2/3 + written / events × 1/3
 // and a value below the last one shown is never shown. The time left comes from the time
 // taken so far for the part done.
@@ -17,26 +18,32 @@ export function createProgress(bar, textEl, files) {
   let shown = 0;
   let raw = 0;          // the last value computed, before the bar's never-back rule
   let left = null;      // smoothed estimate of the µs left
-  let current = null;   // the file read or parsed here now: { name, base }
-  let lastDone = 0;     // input bytes read, at the last report
-  bar.value = 0;
-  textEl.textContent = 'Starting…';
+  const seen = new Map();  // file → { read: bytes, parse: 0…1, parsing }: each only grows
+  let lastDone = 0;        // input bytes read, at the last report
+  let sum = 0;             // Σ read + parse × size over the files seen
 
-  // Bytes read and parsed, of 2 × the input: bytes read count once, the current file's
-  // bytes once more as they are parsed; a file done (or parsed by the second worker)
-  // counts twice.
+  // Bytes read and parsed, of 2 × the input. A file's bytes count once as they are read
+  // (the bytes a report adds are its file's) and once more as it is parsed; a file read
+  // again after its parse was taken in; one whose bytes all came at once was parsed by the
+  // second worker (or is small). What a file has counted never shrinks, so neither does
+  // the sum.
   function inputDone(p) {
-    if (!current || current.name !== p.file) current = { name: p.file, base: lastDone };
+    const name = p.file ?? '';
+    const own = size.get(name) ?? 0;
+    const f = seen.get(name) ?? { read: 0, parse: 0, parsing: false };
+    seen.set(name, f);
+    const before = f.read + f.parse * own;
+    const added = Math.max((p.bytesDone ?? lastDone) - lastDone, 0);
     lastDone = p.bytesDone ?? lastDone;
-    const own = Math.min(Math.max(lastDone - current.base, 0), size.get(p.file) ?? 0);
-    let unparsed = own;  // of the current file: read, not parsed yet
     if (p.stage === 'parse' && p.fileBytesTotal > 0) {
-      current.parsing = true;
-      unparsed = (size.get(p.file) ?? own) * (1 - Math.min(p.fileBytesDone / p.fileBytesTotal, 1));
-    } else if (current.parsing) {
-      unparsed = 0;  // read again after its parse: the merge took it in, it is done
+      f.parsing = true;
+      f.parse = Math.max(f.parse, Math.min(p.fileBytesDone / p.fileBytesTotal, 1));
+    } else {
+      if (f.parsing || (own > 0 && added >= own)) f.parse = 1;
+      f.read = Math.min(f.read + added, own || Infinity);
     }
-    return 2 * lastDone - unparsed;
+    sum += f.read + f.parse * own - before;
+    return sum;
   }
 
   function update(p) {

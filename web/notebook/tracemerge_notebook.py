@@ -73,7 +73,7 @@ def _collect(path_or_files):
 
 
 def _check_options(options):
-    known = {"start", "end", "unit", "only", "group", "offsets", "gzip"}
+    known = {"start", "end", "unit", "only", "group", "offsets", "align", "gzip"}
     unknown = set(options) - known
     if unknown:
         raise TypeError(f"unknown option(s) {sorted(unknown)}; known: {sorted(known)}")
@@ -81,15 +81,25 @@ def _check_options(options):
         raise ValueError("unit must be 'time' or 'step'")
     if options.get("group", "source") not in ("source", "phase"):
         raise ValueError("group must be 'source' or 'phase'")
+    if options.get("align", "none") not in ("none", "clocks", "steps"):
+        raise ValueError("align must be 'none', 'clocks' or 'steps'")
     only = options.get("only")
     if isinstance(only, str):
         options["only"] = only = [only]
     for kind in only or []:
         if kind not in _KINDS:
             raise ValueError(f"only: {kind!r} is not one of {list(_KINDS)}")
+    # A bound is what the page's field takes: whole Unix µs, a step, or a UTC date-time
+    # ("2020-07-13 17:50:18.5"). Texts go to the page as they are; the core reads them
+    # there and names what it cannot read, as it does for the CLI.
     for key in ("start", "end"):
-        if options.get(key) is not None:
-            options[key] = str(int(options[key]))
+        value = options.get(key)
+        if isinstance(value, bool):
+            raise TypeError(f"{key} must be a number or a text, not {value!r}")
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if value is not None:
+            options[key] = str(value)
     offsets = options.get("offsets") or {}
     options["offsets"] = {str(k): int(v) for k, v in dict(offsets).items()}
     options["gzip"] = bool(options.get("gzip", False))
@@ -140,9 +150,10 @@ def show(path_or_files, *, page=None, height=820, merge=True, max_mb=512, **opti
     """Returns the page with these files preloaded; Jupyter displays it and it merges them.
 
     path_or_files: a folder, a file, a list of them, or a dict {name: bytes}.
-    options: start, end (Unix µs or steps), unit ('time' | 'step'), only (list of
-    'pythontimeline.json', 'model_timeline.json', 'trace.json.gz', 'horovod_timeline.json',
-    'system', 'other'), group ('source' | 'phase'), offsets ({path: µs}), gzip (bool).
+    options: start, end (Unix µs, a UTC date-time text such as "2020-07-13 17:50:18.5", or
+    steps), unit ('time' | 'step'), only (list of 'pythontimeline.json', 'model_timeline.json',
+    'trace.json.gz', 'horovod_timeline.json', 'system', 'other'), group ('source' | 'phase'),
+    offsets ({path: µs}), align ('none' | 'clocks' | 'steps'), gzip (bool).
     """
     files = _collect(path_or_files)
     total = sum(len(b) for _, b in files)
