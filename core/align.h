@@ -55,4 +55,11 @@ void AlignSources(Job& job, const Options& options, Report* report, std::vector<
 // Moves every timed event of s by ns (saturating; durations kept).
 void ShiftSource(ParsedSource& s, int64_t ns);
 
+// (clock_check.cc, for align.cc) Whether an estimate may be applied: tight
+// (a spread within 50 µs) or clearly more than noise (3× its spread); the
+// CLOCK_SKEW warnings (NOTEs once aligned), one per host; a lower median.
+bool Usable(const ClockEstimate& c);
+void WarnSkew(Job& job, const std::vector<ClockEstimate>& est, bool aligned);
+int64_t LowerMedian(std::vector<int64_t> v);
+
 }  // namespace tracemerge
