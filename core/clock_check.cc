@@ -11,12 +11,6 @@
 
 namespace tracemerge {
 
-int64_t LowerMedian(std::vector<int64_t> v) {
-  auto mid = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  return *mid;
-}
-
 namespace {
 
 constexpr size_t kTiers = 3;
@@ -40,7 +34,12 @@ std::string_view RunOf(const std::string& path) {
   return slash == std::string::npos ? std::string_view() : std::string_view(path).substr(0, slash);
 }
 
-int64_t Median(std::vector<int64_t>& v) { return LowerMedian(std::move(v)); }
+// The lower median of v, in place (reordered).
+int64_t Median(std::vector<int64_t>& v) {
+  auto mid = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
 
 // Anchors of one stream: by tier, the ends of each collective key, in time order.
 struct StreamAnchors {
@@ -275,6 +274,8 @@ std::vector<ClockEstimate> EstimateClocks(const Job& job) {
     if (source_stream[i] == ref) out[i].from = "the reference";
   return out;
 }
+
+int64_t LowerMedian(std::vector<int64_t> v) { return Median(v); }
 
 bool Usable(const ClockEstimate& c) {
   const int64_t off = c.shift_ns < 0 ? -c.shift_ns : c.shift_ns;
