@@ -12,9 +12,13 @@ import { feed, joined, nextTurn } from './io.mjs';
 import { loadCore } from './tracemerge.mjs';
 
 const isNode = typeof process === 'object' && !!process.versions?.node;
+// The core loads as the worker starts (compiling it takes a few hundred ms),
+// not when the first source comes.
+const ready = loadCore();
+ready.catch(() => {});  // (a failure shows on the first parse)
 
 async function parse({ args, name, data, sizeHint, inFolder }) {
-  const core = await loadCore();
+  const core = await ready;
   const m = new core.Merger(args, undefined, undefined);
   try {
     m.beginSource(name, sizeHint, !!inFolder);

@@ -104,7 +104,7 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
   // source it kept (after settle() took back the ones it had not started).
   const notePeak = () => { heapPeak = Math.max(heapPeak, core.HEAP8.length + pool.heap); };
   const pool = new HelperPool(await Promise.all(Array.from({ length: count },
-    () => startHelper(withHelper instanceof URL ? withHelper : undefined))), { perHelper: 2, beforeStop: notePeak });
+    () => startHelper(withHelper instanceof URL ? withHelper : undefined))), { perHelper: 4, beforeStop: notePeak });
   let helped = 0;    // sources the helpers parsed
   let helperError = null;
   const inflight = new Set();
