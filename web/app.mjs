@@ -9,13 +9,13 @@ import { fromInput, initDrop, readPreload, saveBlob } from './files.mjs';
 import { bytes, duration, plural, utcFromMicros } from './format.mjs';
 import { createJobView } from './job-view.mjs';
 import { createProgress } from './progress.mjs';
-import { errorText, renderProblems, renderStats } from './report.mjs';
-import { applyOptions, mergeOptions } from './options.mjs';
+import { errorText, renderProblems, showMerged } from './report.mjs';
+import { applyOptions, mergeOptions, renderWindowFields } from './options.mjs';
 import { loadRules } from './rules.mjs';
 import { sampleJob } from './sample.mjs';
-import { kindSet, mergeable, renderFiles, renderKinds, selectedFiles, summaryText } from './table.mjs';
+import { kindSet, nothingToMerge, renderFiles, renderKinds, selectedFiles, summaryText } from './table.mjs';
 import { initViewer } from './viewer.mjs';
-import { describeMerged, describeWindow, readWindow, stepList, stepWindow } from './window.mjs';
+import { readWindow, stepList, stepWindow } from './window.mjs';
 
 const state = {
   entries: [],
@@ -70,12 +70,7 @@ function setBusy(busy) {
 
 // Merge is enabled only when it has something to merge; otherwise the reason is beside it.
 function updateMergeButton() {
-  let reason = '';
-  if (!state.entries.length) reason = 'Choose a folder or files first.';
-  else if (state.classifying || !kinds) reason = 'Looking at the files…';
-  else if (!state.entries.some((e) => kinds.filterable(e.kind))) reason = 'No file here holds a trace: there is nothing to merge.';
-  else if (!state.entries.some((e) => e.include && kinds.filterable(e.kind))) reason = 'No file with a trace is selected in the table.';
-  else if (!state.entries.some((e) => mergeable(e, kinds, state.kindOn))) reason = 'Every kind with files is switched off under "Kinds to merge".';
+  const reason = state.classifying || !kinds ? 'Looking at the files…' : nothingToMerge(state.entries, kinds, state.kindOn);
   el.merge.disabled = state.merging || !!reason;
   el.mergeReason.textContent = state.merging ? 'Esc cancels.' : reason;
 }
@@ -242,26 +237,8 @@ function currentWindow() {
 function renderWindow() {
   if (!rules) return;
   const w = currentWindow();
-  const unit = el.unit.value;
-  el.unitHint.textContent = unit === 'step'
-    ? 'From the first event of the start step to just before the end step (the end step is excluded, as in smdebug).'
-    : 'Unix µs or a UTC date-time; an event is kept when it overlaps the window.';
-  el.start.placeholder = unit === 'step' ? 'first step' : 'job start';
-  el.end.placeholder = unit === 'step' ? 'last step' : 'job end';
-  for (const which of ['start', 'end']) {
-    const hint = w.hints[which];
-    el[`${which}Hint`].textContent = hint.text;
-    el[`${which}Hint`].classList.toggle('bad', !!hint.bad);
-    el[which].setAttribute('aria-invalid', String(!!hint.bad));
-  }
-  el.windowBefore.classList.toggle('bad', w.problems.length > 0);
-  el.windowBefore.classList.toggle('warn', !!w.preview?.empty);
-  if (w.problems.length) el.windowBefore.textContent = w.problems.map((p) => p.text).join(' ');
-  else if (w.pending) el.windowBefore.textContent = 'Window to merge: resolved from the steps once the job is scanned (or by the merge).';
-  else if (w.preview?.empty) el.windowBefore.textContent = `Window to merge: empty — ${describeWindow(w.preview, state.job)}: the end step is the start step.`;
-  else el.windowBefore.textContent = `Window to merge: ${describeWindow(w.preview, state.job)}`;
-  const step = unit === 'step' && w.preview?.start_step !== undefined ? w.preview.start_step : null;
-  jobView.setWindow(w.preview, step);
+  renderWindowFields(el, w, state.job);
+  jobView.setWindow(w.preview, el.unit.value === 'step' ? w.preview?.start_step ?? null : null);
 }
 
 // The overview or the steps panel picked a window: { unit, start, end } or { step }.
@@ -329,25 +306,16 @@ async function runMerge() {
       setStatus('idle', 'Merge cancelled. Nothing was written; press Merge to start again.');
     } else {
       setStatus('error', `Could not merge: ${errorText(e)}`);
-      if (e.result?.report) renderProblems(problemEls(), e.result.report.warnings);
+      if (e.result?.report) renderProblems(el, e.result.report.warnings);
     }
   } finally {
     setBusy(false);
   }
 }
 
-const problemEls = () => ({ problems: el.problems, title: el.problemsTitle, warnings: el.warnings,
-  skipped: el.skipped, skippedSummary: el.skippedSummary, skippedDetails: el.skippedDetails });
-
 function showResult() {
-  const { result } = state.merged;
-  el.result.hidden = false;
-  el.windowAfter.textContent = `Merged window: ${describeMerged(result.report.window, state.job)}`;
-  renderStats(el.stats, state.merged);
-  renderProblems(problemEls(), result.report.warnings);
-  el.summary.textContent = result.summary;
-  el.summaryDetails.hidden = false;
-  jobView.setMerged(result.report, result.eventsWritten);
+  showMerged(el, state.merged, state.job);
+  jobView.setMerged(state.merged.result.report, state.merged.result.eventsWritten);
   updateResultButtons();
   viewer.showAddress();
 }

@@ -4,7 +4,9 @@
 // they mean is the core's to say (rules.mjs).
 //   mergeOptions(el, window, { kinds, kindOn, entries }) → { unit, start, end, align, only, offsets, … }
 //   applyOptions(el, options, { kinds, kindOn })
+//   renderWindowFields(el, readWindow(…), job): the hints under the fields and the window line
 import { offsetsOption, onlyOption } from './table.mjs';
+import { describeWindow } from './window.mjs';
 
 export function mergeOptions(el, w, { kinds, kindOn, entries }) {
   // ?memory-mb=N: MB of events kept in the wasm heap (default 512), the rest outside it;
@@ -38,4 +40,28 @@ export function applyOptions(el, o, { kinds, kindOn }) {
   if (Array.isArray(o.only) && o.only.length) {
     for (const k of kinds.list) kindOn.set(k.key, o.only.includes(k.only) || o.only.includes(k.key));
   }
+}
+
+// The window fields' hints, placeholders and validity, and the line that says what will be
+// merged — all from readWindow()'s answer (window.mjs), that is, from the core.
+export function renderWindowFields(el, w, job) {
+  const unit = el.unit.value;
+  el.unitHint.textContent = unit === 'step'
+    ? 'From the first event of the start step to just before the end step (the end step is excluded, as in smdebug).'
+    : 'Unix µs or a UTC date-time; an event is kept when it overlaps the window.';
+  el.start.placeholder = unit === 'step' ? 'first step' : 'job start';
+  el.end.placeholder = unit === 'step' ? 'last step' : 'job end';
+  for (const which of ['start', 'end']) {
+    const hint = w.hints[which];
+    el[`${which}Hint`].textContent = hint.text;
+    el[`${which}Hint`].classList.toggle('bad', !!hint.bad);
+    el[which].setAttribute('aria-invalid', String(!!hint.bad));
+  }
+  const line = el.windowBefore;
+  line.classList.toggle('bad', w.problems.length > 0);
+  line.classList.toggle('warn', !!w.preview?.empty);
+  if (w.problems.length) line.textContent = w.problems.map((p) => p.text).join(' ');
+  else if (w.pending) line.textContent = 'Window to merge: resolved from the steps once the job is scanned (or by the merge).';
+  else if (w.preview?.empty) line.textContent = `Window to merge: empty — ${describeWindow(w.preview, job)}: the end step is the start step.`;
+  else line.textContent = `Window to merge: ${describeWindow(w.preview, job)}`;
 }

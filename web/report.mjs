@@ -2,6 +2,7 @@
 // file and byte offset), and the CLI-style summary text.
 import { bytes, count, duration, plural } from './format.mjs';
 import { h } from './table.mjs';
+import { describeMerged } from './window.mjs';
 
 const ERROR_CODES = new Set(['BAD_GZIP', 'BAD_JSON', 'NOT_A_TRACE', 'TOO_LARGE', 'TOO_DEEP', 'OUT_OF_MEMORY', 'ABORT', 'USAGE', 'UNKNOWN_STEP']);
 const QUIET_CODES = new Set(['SKIPPED', 'NOTE']);
@@ -51,8 +52,10 @@ function item(w) {
     w.message);
 }
 
-// warnings: report.warnings plus, for a failed merge, the error itself.
-export function renderProblems(els, warnings) {
+// warnings: report.warnings plus, for a failed merge, the error itself. el: dom.mjs's.
+export function renderProblems(el, warnings) {
+  const els = { problems: el.problems, title: el.problemsTitle, warnings: el.warnings,
+    skipped: el.skipped, skippedSummary: el.skippedSummary, skippedDetails: el.skippedDetails };
   const loud = groupWarnings(warnings.filter((w) => !QUIET_CODES.has(w.code)));
   const quiet = warnings.filter((w) => QUIET_CODES.has(w.code));
   els.warnings.replaceChildren(...loud.map(item));
@@ -84,4 +87,16 @@ export function renderStats(dl, { result, seconds, bytesIn }) {
   ];
   if (result.helperSources) pairs.push(['Parsed in parallel', `${plural(result.helperSources, 'source')} by a second worker`]);
   dl.replaceChildren(...pairs.map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, v))));
+}
+
+// What a merge did, under the Merge button: the merged window, the numbers, the warnings and
+// the CLI-style summary. merged: { result, seconds, bytesIn }.
+export function showMerged(el, merged, job) {
+  const { result } = merged;
+  el.result.hidden = false;
+  el.windowAfter.textContent = `Merged window: ${describeMerged(result.report.window, job)}`;
+  renderStats(el.stats, merged);
+  renderProblems(el, result.report.warnings);
+  el.summary.textContent = result.summary;
+  el.summaryDetails.hidden = false;
 }

@@ -37,9 +37,15 @@ export function onlyOption(kinds, kindOn) {
   return kinds.list.filter((k) => kindOn.get(k.key)).map((k) => k.only);
 }
 
-// Whether the merge would get a file that holds a trace: included, of a kind that is on.
-export function mergeable(e, kinds, kindOn) {
-  return e.include && kinds.filterable(e.kind) && kindOn.get(e.kind) !== false;
+// Why a merge of these entries would have no trace to merge, or '' when it would have one
+// (a file that holds a trace, ticked, of a kind that is on).
+export function nothingToMerge(entries, kinds, kindOn) {
+  if (!entries.length) return 'Choose a folder or files first.';
+  const traces = entries.filter((e) => kinds.filterable(e.kind));
+  if (!traces.length) return 'No file here holds a trace: there is nothing to merge.';
+  if (!traces.some((e) => e.include)) return 'No file with a trace is selected in the table.';
+  if (!traces.some((e) => e.include && kindOn.get(e.kind) !== false)) return 'Every kind with files is switched off under "Kinds to merge".';
+  return '';
 }
 
 // The files handed to the merge: the checked ones. Skipped files and TF .metadata sidecars
