@@ -6,7 +6,7 @@ import { describeMerged } from './window.mjs';
 
 const ERROR_CODES = new Set(['BAD_GZIP', 'BAD_JSON', 'NOT_A_TRACE', 'TOO_LARGE', 'TOO_DEEP', 'OUT_OF_MEMORY', 'ABORT', 'USAGE', 'UNKNOWN_STEP']);
 const QUIET_CODES = new Set(['SKIPPED', 'NOTE']);
-const NO_OFFSET = new Set(['SKIPPED', 'NOTE', 'NO_CLOCK', 'EMPTY_WINDOW']);
+const NO_OFFSET = new Set(['SKIPPED', 'NOTE', 'NO_CLOCK', 'EMPTY_WINDOW', 'CLOCK_SKEW']);  // about a file, not a byte
 
 // "job/cut.json at byte 46" (or '' when the problem is not about one file).
 export function where({ code, file, offset }) {

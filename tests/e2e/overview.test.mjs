@@ -114,8 +114,15 @@ test('a step\'s tick, the steps panel and the keys pick windows the CLI resolves
   assert.deepEqual(await fields(page), { unit: 'step', start: '11', end: '' }, 'the last step: open to the end');
   await mergeMatchesCli(page, ['--unit', 'step', '--start', '11']);
 
-  // Keys: ↓ selects the first step, Enter picks it; →, Shift+→ and Enter a time window.
-  await page.getByTestId('overview').focus();
+  // Keys: Tab reaches the overview (after its zoom buttons and the clock warning's button);
+  // ↓ selects the first step, Enter picks it; →, Shift+→ and Enter a time window.
+  await page.locator('#zoom-fit').focus();
+  const reached = [];
+  for (let i = 0; i < 3 && reached.at(-1) !== 'overview'; i++) {
+    await page.keyboard.press('Tab');
+    reached.push(await page.evaluate(() => document.activeElement.id));
+  }
+  assert.equal(reached.at(-1), 'overview', `Tab went to ${reached.join(', ')}`);
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('Enter');
   assert.deepEqual(await fields(page), { unit: 'step', start: '0', end: '1' });

@@ -1,28 +1,86 @@
-// Takes the README's screenshot: the page after merging the built-in sample job.
-//   node tests/e2e/screenshot.mjs [light|dark] [out.png]   (default: light, web/screenshot.png)
+// Takes the README's screenshots of the page with the built-in sample job.
+//   node tests/e2e/screenshot.mjs [light|dark] [out.png] [--width N]
+//       the page after merging the sample (default: light, 1100 px, web/screenshot.png);
+//       at --width 400 the whole page, as a phone shows it
+//   node tests/e2e/screenshot.mjs align [out.png] [--scheme light|dark]
+//       the sample's two hosts before and after "Align clocks": the overview near step 3,
+//       zoomed in so that 400 µs show, stacked (default web/screenshot-align.png)
 // Needs build/web (node web/build.mjs).
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { ROOT, browser, servers, waitDone } from './helpers.mjs';
 
-const scheme = process.argv[2] ?? 'light';
-const out = process.argv[3] ?? path.join(ROOT, 'web/screenshot.png');
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args.splice(i, 2)[1] : fallback;
+};
+const width = Number(option('--width', 1100));
+const schemeOption = option('--scheme', 'light');
+const mode = args[0] ?? 'light';
+const align = mode === 'align';
+const scheme = align ? schemeOption : mode;
+const out = args[1] ?? path.join(ROOT, align ? 'web/screenshot-align.png' : 'web/screenshot.png');
+
 const srv = await servers();
 const b = await browser();
 try {
-  const page = await b.newPage({ viewport: { width: 1100, height: 900 }, deviceScaleFactor: 1, colorScheme: scheme });
+  const page = await b.newPage({ viewport: { width, height: 900 }, deviceScaleFactor: 1, colorScheme: scheme });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(srv.page.url);
   await page.getByRole('button', { name: 'Try with sample traces' }).click();
   await waitDone(page);
   await page.evaluate(() => document.activeElement?.blur());
   await page.mouse.move(0, 0);
-  // From the top to the end of the merge card (the settings footer adds nothing).
-  const box = await page.locator('#h-merge').locator('xpath=..').boundingBox();
-  await page.screenshot({ path: out, fullPage: true, clip: { x: 0, y: 0, width: 1100, height: Math.ceil(box.y + box.height + 16) } });
+  if (align) {
+    await alignShots(page, out);
+  } else if (width < 600) {
+    await page.screenshot({ path: out, fullPage: true });
+  } else {
+    // From the top to the end of the merge card (the settings footer adds nothing).
+    const box = await page.locator('#h-merge').locator('xpath=..').boundingBox();
+    await page.screenshot({ path: out, fullPage: true, clip: { x: 0, y: 0, width, height: Math.ceil(box.y + box.height + 16) } });
+  }
+  if (errors.length) throw new Error(`the page failed: ${errors.join('; ')}`);
   // Debian's pngquant (apt-get install pngquant), when present, makes it ~3x smaller.
   const q = spawnSync('pngquant', ['--force', '--skip-if-larger', '--quality=70-95', '--output', out, out]);
   console.log(`wrote ${out}${q.status === 0 ? ' (pngquant)' : ''}`);
 } finally {
   await b.close();
   await srv.close();
+}
+
+// The overview card before and after "Align clocks", zoomed in on the start of step 3 —
+// where host-b's rank starts its step 400 µs "late" before and with host-a's after — then
+// both images stacked on one page with a caption each, and that page shot.
+async function alignShots(page, file) {
+  const zoom = () => page.evaluate(() => new Promise((resolve) => {
+    const t = window.tracemerge.state.job.steps.find(([n]) => n === 3)[1];
+    window.tracemerge.overview.zoomTo(t - 1200, t + 1800);
+    requestAnimationFrame(() => requestAnimationFrame(resolve));
+  }));
+  // The card down to the caption under the canvas (the steps panel does not change).
+  const shot = async () => {
+    await page.evaluate(() => window.scrollTo(0, 0));  // (boxes are in the viewport, the clip in the page)
+    const card = await page.locator('#overview-card').boundingBox();
+    const caption = await page.locator('#overview-caption').boundingBox();
+    return page.screenshot({ fullPage: true, clip: { x: card.x, y: card.y, width: card.width, height: caption.y + caption.height + 12 - card.y } });
+  };
+  await zoom();
+  const before = await shot();
+  await page.getByTestId('align-clocks').click();
+  await page.locator('#aligned-note:not([hidden])').waitFor();
+  await zoom();
+  const after = await shot();
+  const img = (buf) => `data:image/png;base64,${buf.toString('base64')}`;
+  const sheet = await b.newPage({ viewport: { width: page.viewportSize().width, height: 600 }, deviceScaleFactor: 1, colorScheme: scheme });
+  await sheet.setContent(`<!doctype html><meta name="color-scheme" content="light dark">
+    <style>body{margin:0;padding:8px 0;font:600 15px system-ui,sans-serif;background:Canvas;color:CanvasText}
+    p{margin:10px 22px 4px}img{display:block;width:100%}</style>
+    <p>Before: the clocks as recorded — host-b's clock runs 400 µs ahead, so its rank 1 seems to start step 3 late</p><img src="${img(before)}">
+    <p>After “Align clocks” (align = clocks): host-b moved back by the offset its NCCL kernels show</p><img src="${img(after)}">`);
+  await sheet.evaluate(() => Promise.all([...document.images].map((i) => i.decode())));
+  await sheet.screenshot({ path: file, fullPage: true });
+  await sheet.close();
 }

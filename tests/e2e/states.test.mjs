@@ -134,27 +134,37 @@ test('at 400 px the file table is a card per file and nothing leaves its card (l
     await page.waitForFunction(() => window.tracemerge.overview.geometry()?.lanes.length > 0);
     await page.getByTestId('merge').click();
     await waitDone(page);
-    const report = await page.evaluate(() => {
-      const out = { width: document.scrollingElement.scrollWidth, rows: [], leaks: [] };
-      for (const tr of document.querySelectorAll('#files tbody tr')) out.rows.push(getComputedStyle(tr).display);
-      // A box inside a scrolling region may reach beyond it: it scrolls. Others may not.
-      const scrolls = (n) => { for (let p = n.parentElement; p && !p.classList.contains('card'); p = p.parentElement) {
-        if (/(auto|scroll|hidden)/.test(getComputedStyle(p).overflowX)) return true;
-      } return false; };
-      for (const card of document.querySelectorAll('.card:not([hidden])')) {
-        const c = card.getBoundingClientRect();
-        for (const n of card.querySelectorAll('*')) {
-          const r = n.getBoundingClientRect();
-          if (!r.width || scrolls(n) || n.closest('.visually-hidden')) continue;
-          if (r.left < c.left - 0.5 || r.right > c.right + 0.5) out.leaks.push(`${n.tagName}#${n.id}.${n.className} ${Math.round(r.left)}..${Math.round(r.right)} outside ${Math.round(c.left)}..${Math.round(c.right)}`);
-        }
-      }
-      return out;
-    });
-    assert.ok(report.width <= 400, `the page is ${report.width} px wide`);
-    assert.ok(report.rows.length === 15 && report.rows.every((d) => d === 'grid'), `rows: ${report.rows}`);
-    assert.deepEqual(report.leaks, []);
+    await checkNarrow(page, 15);
+    // The sample: a clock warning, a steps panel with its slowest ranks marked.
+    await page.getByRole('button', { name: 'Try with sample traces' }).click();
+    await page.locator('#steps-panel td.slowest').first().waitFor();
+    await waitDone(page);
+    await checkNarrow(page, 6);
     assert.deepEqual(page.errors, []);
     await page.close();
   }
 });
+
+// The page at 400 px: no wider than that, the file table as cards, nothing outside its card.
+async function checkNarrow(page, files) {
+  const report = await page.evaluate(() => {
+    const out = { width: document.scrollingElement.scrollWidth, rows: [], leaks: [] };
+    for (const tr of document.querySelectorAll('#files tbody tr')) out.rows.push(getComputedStyle(tr).display);
+    // A box inside a scrolling region may reach beyond it: it scrolls. Others may not.
+    const scrolls = (n) => { for (let p = n.parentElement; p && !p.classList.contains('card'); p = p.parentElement) {
+      if (/(auto|scroll|hidden)/.test(getComputedStyle(p).overflowX)) return true;
+    } return false; };
+    for (const card of document.querySelectorAll('.card:not([hidden])')) {
+      const c = card.getBoundingClientRect();
+      for (const n of card.querySelectorAll('*')) {
+        const r = n.getBoundingClientRect();
+        if (!r.width || scrolls(n) || n.closest('.visually-hidden')) continue;
+        if (r.left < c.left - 0.5 || r.right > c.right + 0.5) out.leaks.push(`${n.tagName}#${n.id}.${n.className} ${Math.round(r.left)}..${Math.round(r.right)} outside ${Math.round(c.left)}..${Math.round(c.right)}`);
+      }
+    }
+    return out;
+  });
+  assert.ok(report.width <= 400, `the page is ${report.width} px wide`);
+  assert.ok(report.rows.length === files && report.rows.every((d) => d === 'grid'), `rows: ${report.rows}`);
+  assert.deepEqual(report.leaks, []);
+}
