@@ -10,7 +10,7 @@ export const AXIS_H = 18;
 export const STEP_H = 22;
 const HEADER_H = 17;
 const LANE_H = 18;
-const MIN_LANE_H = 3;
+const MIN_LANE_H = 1;
 const MAX_H = 520;        // beyond this the lanes get thinner, the canvas no taller
 const MAX_HEADERS = 24;   // more groups than this: no header rows, the group in each lane's name
 
@@ -21,7 +21,10 @@ export function layout(model, width) {
   const rows = model.lanes.reduce((n, l) => n + l.rows, 0);
   const top = AXIS_H + STEP_H;
   const headerH = headers ? HEADER_H * model.groups.length : 0;
-  const laneH = Math.max(MIN_LANE_H, Math.min(LANE_H, Math.floor((MAX_H - top - headerH - 6) / Math.max(rows, 1))));
+  // Thinner lanes for more sources, whole pixels while they are readable, down to one pixel
+  // (hundreds of sources: a strip each, the canvas still about MAX_H tall).
+  const fitH = (MAX_H - top - headerH - 6) / Math.max(rows, 1);
+  const laneH = Math.max(MIN_LANE_H, Math.min(LANE_H, fitH >= 4 ? Math.floor(fitH) : fitH));
   const rowsOut = [];
   let y = top;
   for (const g of model.groups) {

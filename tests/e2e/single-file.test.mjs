@@ -38,6 +38,8 @@ test('the single file works from file://: merge, download, Perfetto', { timeout:
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`${pathToFileURL(path.join(alone, 'tracemerge.html')).href}?perfetto=${encodeURIComponent(srv.perfetto.url)}`);
   await page.getByTestId('folder-input').setInputFiles(COMBINED);
+  // The overview is drawn here too (the core's rules and the scan from inlined scripts).
+  await page.waitForFunction(() => window.tracemerge.overview.geometry()?.lanes.length === 9);
   await page.getByTestId('merge').and(page.locator(':enabled')).waitFor();
   await page.getByTestId('unit').selectOption('step');
   await page.getByTestId('start').fill('2');
