@@ -168,6 +168,8 @@ Report Merger::Merge(const Sink& sink) {
   m.exportable = nullptr;
   Job job = JoinSources(std::move(m.sources), m.Threads());
   ApplyClocks(job, m.opt.offsets_us);
+  for (ParsedSource& s : job.sources)  // in the scan's report too: the page groups by it
+    if (s.rank >= 0) s.report.label = SourceLabel(s);
   std::vector<Diagnostic> job_notes;
   AlignSources(job, m.opt, &report, &job_notes);
   std::vector<Diagnostic> warnings = TakeWarnings(job);

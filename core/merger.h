@@ -121,7 +121,7 @@ struct SourceReport {
   // Moves beyond its time base and --offset, each recorded:
   int64_t aligned_ns = 0;  // by --align (clocks or steps)
   int64_t placed_ns = 0;   // a clockless source placed at the job's start (or a relative job moved to 0)
-  std::string label;       // how its tracks are named when the trace says ("rank 3 · host-b")
+  std::string label;       // how its tracks are named when the trace says ("rank 3 · host-b"), JSON-escaped
 };
 
 struct Report {

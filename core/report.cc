@@ -147,7 +147,7 @@ std::string Report::ToJson() const {
       s += "{\"shift_us\":" + FormatMicros(r.clock_shift_ns) + ",\"spread_us\":" + FormatMicros(r.clock_spread_ns) +
            ",\"anchors\":" + std::to_string(r.clock_anchors) + ",\"from\":" + Quote(r.clock_from) +
            ",\"reference\":" + Quote(r.clock_reference) + "}";
-    if (!r.label.empty()) s += ",\"label\":" + Quote(r.label);
+    if (!r.label.empty()) s += ",\"label\":\"" + r.label + "\"";  // escaped already
     s += "}";
   }
   s += "],\n\"warnings\":[";

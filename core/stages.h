@@ -96,6 +96,9 @@ struct TrackPlan {
 // with group=phase; X slices that overlap without nesting get lanes (Event::lane),
 // each lane a thread "<name> #2", ….
 TrackPlan AssignTracks(Job& job, Group group);
+// How a source's processes are named, JSON-escaped: "rank 3 · host-b" when the
+// trace says (Kineto's distributedInfo.rank, host_name), else "<node> · <kind>".
+std::string SourceLabel(const ParsedSource& s);
 
 // One X slice of a thread, for the lane rule.
 struct LaneSlice {

@@ -42,13 +42,6 @@ std::string Moved(int64_t ns) {
   return sign + FormatMicros(mag / 1000000) + " s";
 }
 
-// How a source's processes are named: "rank 3 · host-b" when the trace says
-// (Kineto's distributedInfo.rank, host_name), else "<node> · <kind>".
-std::string SourceLabel(const ParsedSource& s) {
-  if (s.rank < 0) return JsonEscape(s.cls.node) + " · " + KindName(s.cls.kind);
-  return "rank " + std::to_string(s.rank) + (s.host.empty() ? "" : " · " + s.host);
-}
-
 // One output thread (before lanes): its process, name, and kept X slices.
 struct OutThread {
   uint32_t pid;
@@ -60,6 +53,11 @@ struct OutThread {
 };
 
 }  // namespace
+
+std::string SourceLabel(const ParsedSource& s) {
+  if (s.rank < 0) return JsonEscape(s.cls.node) + " · " + KindName(s.cls.kind);
+  return "rank " + std::to_string(s.rank) + (s.host.empty() ? "" : " · " + s.host);
+}
 
 TrackPlan AssignTracks(Job& job, Group group) {
   const size_t n = job.sources.size();
@@ -93,7 +91,6 @@ TrackPlan AssignTracks(Job& job, Group group) {
     const std::string stream = joins ? std::string(KindName(s.cls.kind)) + '\x1f' + s.cls.node
                                      : "file\x1f" + std::to_string(si);
     const std::string label = SourceLabel(s);
-    if (s.rank >= 0) job.sources[si].report.label = label;
     // A move by --align or to place a clockless source shows in its names.
     const int64_t moved = s.report.aligned_ns + s.report.placed_ns;
     const std::string suffix = !moved ? std::string()

@@ -95,6 +95,12 @@ TEST_F(Align, KinetoRanksOnThreeHostsClocksEstimatedWithinMicrosecondsAndAligned
       EXPECT_LT(s.clock_spread_ns, 3000) << s.path;
       EXPECT_EQ(s.label.substr(0, 5), "rank ") << s.path;
     }
+    Options scan;
+    scan.scan_only = true;
+    const MergeResult scanned = Merge(job, scan);
+    ASSERT_EQ(scanned.report.sources.size(), plain.report.sources.size());
+    for (size_t i = 0; i < scanned.report.sources.size(); i++)
+      EXPECT_EQ(scanned.report.sources[i].label, plain.report.sources[i].label) << "the page groups by it before a merge";
     Options o;
     o.align = tracemerge::Align::kClocks;
     const MergeResult aligned = Merge(job, o);
