@@ -311,7 +311,7 @@ void WarnSkew(Job& job, const std::vector<ClockEstimate>& est, bool aligned) {
     ParsedSource& first = job.sources[files[0]];
     const ClockEstimate& c = est[files[0]];
     const std::string& host = !first.host.empty() ? first.host : first.cls.node;
-    const std::string who = files.size() == 1 ? "its clock" : "the clock of " + host + " (" + std::to_string(files.size()) + " files)";
+    const std::string who = "the clock of " + host + (files.size() == 1 ? "" : " (" + std::to_string(files.size()) + " files)");
     const std::string range = lo == hi ? FormatMicros(off) : FormatMicros(lo < 0 ? -hi : lo) + "–" + FormatMicros(lo < 0 ? -lo : hi);
     first.Warn(aligned ? Code::kNote : Code::kClockSkew, 0,
                who + (aligned ? " was " : " is ") + FormatMicros(off) + " µs " + (shift < 0 ? "ahead of" : "behind") + " that of " +

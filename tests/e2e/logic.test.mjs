@@ -108,7 +108,7 @@ test('the overview model: lanes per source grouped by node, hidden and shifted a
   assert.equal(table.rows.length, 12);
   assert.equal(table.groups.length, 3);
   const step2 = table.rows.find((r) => r.step === 2);
-  assert.equal(table.groups[step2.slowest], 'rank1');  // the sample's rank 1 is slow in steps 2, 5, 8, 11
+  assert.equal(table.groups[step2.slowest], 'rank 1 · host-b');  // the sample's rank 1 is slow in steps 2, 5, 8, 11
   assert.ok(step2.cells[step2.slowest].dur - step2.cells[step2.fastest].dur > 2000);
   assert.deepEqual(timeTicks(0, 1000, 4), { step: 500, ticks: [0, 500, 1000] });
 });

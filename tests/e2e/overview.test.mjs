@@ -70,7 +70,7 @@ test('the overview is drawn before merging; two drags pick two windows inside th
   assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'idle', 'the overview needs no merge');
   const g = await geometry(page);
   assert.equal(g.lanes.length, 6);
-  assert.deepEqual([...new Set(g.lanes.map((l) => l.group))], ['algo-1', 'rank0', 'rank1']);
+  assert.deepEqual([...new Set(g.lanes.map((l) => l.group))], ['algo-1', 'rank 0 · host-a', 'rank 1 · host-b'], 'ranks by their label from the scan');
   const label = await page.getByTestId('overview').getAttribute('aria-label');
   assert.match(label, /overview/i);
   assert.match(await page.locator('#overview-desc').textContent(), /6 sources on 3 nodes or ranks.*12 steps/);
