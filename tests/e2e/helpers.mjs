@@ -129,3 +129,19 @@ export async function closedPort() {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
+
+// One browser for a test file: the servers, a context that records requests and, with a
+// tag, a temporary folder; closeSession closes and removes them, and fails if a request
+// left 127.0.0.1.
+export async function openSession(tag) {
+  const srv = await servers();
+  const b = await browser();
+  return { srv, b, ctx: await context(b), tmp: tag ? tmpDir(tag) : undefined };
+}
+export async function closeSession(s) {
+  const requests = s?.ctx?.requests ?? [];
+  await s?.b?.close();
+  await s?.srv?.close();
+  if (s?.tmp) fs.rmSync(s.tmp, { recursive: true, force: true });
+  assertLocalOnly(requests);
+}

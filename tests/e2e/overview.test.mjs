@@ -2,35 +2,22 @@
 // picked by dragging, by a step's tick, by the keys and in the steps panel merge to the
 // native CLI's bytes for those windows; lanes follow the table; the align control.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { after, before, test } from 'node:test';
-import { assertLocalOnly, browser, cli, context, download, sampleFolder, servers, tmpDir, waitDone } from './helpers.mjs';
+import { cli, download, sampleFolder, waitDone, closeSession, openSession } from './helpers.mjs';
 
-let srv;
-let b;
-let ctx;
-let tmp;
 let sample;  // the sample job as a folder on disk
+let session;
 before(async () => {
-  srv = await servers();
-  b = await browser();
-  ctx = await context(b);
-  tmp = tmpDir('overview');
-  sample = await sampleFolder(tmp);
+  session = await openSession('overview');
+  sample = await sampleFolder(session.tmp);
 });
-after(async () => {
-  const requests = ctx?.requests ?? [];
-  await b?.close();
-  await srv?.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
-  assertLocalOnly(requests);
-});
+after(() => closeSession(session));
 
 async function scannedPage(dir) {
-  const page = await ctx.newPage();
+  const page = await session.ctx.newPage();
   page.errors = [];
   page.on('pageerror', (e) => page.errors.push(e.message));
-  await page.goto(srv.page.url);
+  await page.goto(session.srv.page.url);
   await page.getByTestId('folder-input').setInputFiles(dir);
   await page.getByTestId('overview').waitFor();
   await page.waitForFunction(() => window.tracemerge.overview.geometry()?.lanes.length > 0);

@@ -5,28 +5,19 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { COMBINED, assertLocalOnly, browser, cli, context, download, servers, tmpDir, waitDone } from './helpers.mjs';
+import { COMBINED, cli, download, tmpDir, waitDone, closeSession, openSession } from './helpers.mjs';
 
-let srv;
-let b;
-let ctx;
+let session;
 before(async () => {
-  srv = await servers();
-  b = await browser();
-  ctx = await context(b);
+  session = await openSession();
 });
-after(async () => {
-  const requests = ctx?.requests ?? [];
-  await b?.close();
-  await srv?.close();
-  assertLocalOnly(requests);
-});
+after(() => closeSession(session));
 
 async function openPage(query = '') {
-  const page = await ctx.newPage();
+  const page = await session.ctx.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(srv.page.url + query);
+  await page.goto(session.srv.page.url + query);
   page.errors = errors;
   return page;
 }

@@ -3,28 +3,19 @@
 // tab and in the embedded <iframe>; the address comes from ?perfetto= or from the setting.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { COMBINED, assertLocalOnly, browser, cli, closedPort, context, download, servers, sha256, waitDone } from './helpers.mjs';
+import { COMBINED, cli, closedPort, download, sha256, waitDone, closeSession, openSession } from './helpers.mjs';
 
-let srv;
-let b;
-let ctx;
 let expected;
+let session;
 before(async () => {
-  srv = await servers();
-  b = await browser();
-  ctx = await context(b);
+  session = await openSession();
   expected = cli([COMBINED]);
 });
-after(async () => {
-  const requests = ctx?.requests ?? [];
-  await b?.close();
-  await srv?.close();
-  assertLocalOnly(requests);
-});
+after(() => closeSession(session));
 
 async function mergedPage(query = '') {
-  const page = await ctx.newPage();
-  await page.goto(srv.page.url + query);
+  const page = await session.ctx.newPage();
+  await page.goto(session.srv.page.url + query);
   await page.getByTestId('folder-input').setInputFiles(COMBINED);
   await page.getByTestId('merge').and(page.locator(':enabled')).waitFor();
   await page.getByTestId('merge').click();
@@ -48,20 +39,20 @@ function checkArrival(got, page) {
 }
 
 test('nothing goes to Perfetto before the user asks', async () => {
-  const before = ctx.requests.length;
-  const page = await mergedPage(`?perfetto=${encodeURIComponent(srv.perfetto.url)}`);
-  const perfettoPort = new URL(srv.perfetto.url).port;
-  assert.ok(!ctx.requests.slice(before).some((u) => u.includes(`:${perfettoPort}/`)), 'Perfetto was contacted without a click');
-  assert.match(await page.locator('#perfetto-note').textContent(), new RegExp(`Perfetto UI: ${srv.perfetto.url}.*url parameter`));
+  const before = session.ctx.requests.length;
+  const page = await mergedPage(`?perfetto=${encodeURIComponent(session.srv.perfetto.url)}`);
+  const perfettoPort = new URL(session.srv.perfetto.url).port;
+  assert.ok(!session.ctx.requests.slice(before).some((u) => u.includes(`:${perfettoPort}/`)), 'Perfetto was contacted without a click');
+  assert.match(await page.locator('#perfetto-note').textContent(), new RegExp(`Perfetto UI: ${session.srv.perfetto.url}.*url parameter`));
   await page.close();
 });
 
 test('"Open in Perfetto" opens a tab, PINGs until PONG and posts the merged bytes', { timeout: 120000 }, async () => {
-  const page = await mergedPage(`?perfetto=${encodeURIComponent(srv.perfetto.url)}`);
+  const page = await mergedPage(`?perfetto=${encodeURIComponent(session.srv.perfetto.url)}`);
   const [tab] = await Promise.all([page.waitForEvent('popup'), page.getByTestId('open-perfetto').click()]);
   const got = await received(tab);
   checkArrival(got, page);
-  assert.equal(new URL(tab.url()).origin, new URL(srv.perfetto.url).origin);
+  assert.equal(new URL(tab.url()).origin, new URL(session.srv.perfetto.url).origin);
   assert.ok(await tab.evaluate(() => window.pings) >= 1);
   await page.locator('[data-testid=perfetto-status][data-state=open]', { hasText: 'Sent' }).waitFor();
   // The downloaded file is the same bytes.
@@ -71,11 +62,11 @@ test('"Open in Perfetto" opens a tab, PINGs until PONG and posts the merged byte
 });
 
 test('"Show here" embeds Perfetto with mode=embedded and posts the merged bytes', { timeout: 120000 }, async () => {
-  const page = await mergedPage(`?perfetto=${encodeURIComponent(srv.perfetto.url)}`);
+  const page = await mergedPage(`?perfetto=${encodeURIComponent(session.srv.perfetto.url)}`);
   await page.getByTestId('show-perfetto').click();
   const iframe = page.locator('#perfetto-frame');
   await iframe.waitFor();
-  assert.equal(await iframe.getAttribute('src'), `${srv.perfetto.url}#!/?mode=embedded`);
+  assert.equal(await iframe.getAttribute('src'), `${session.srv.perfetto.url}#!/?mode=embedded`);
   const frame = await (await iframe.elementHandle()).contentFrame();
   const got = await received(frame);
   checkArrival(got, page);
@@ -118,16 +109,16 @@ test('a Perfetto UI where nothing listens is an error within 10 s that names its
 });
 
 test('the Perfetto address setting is remembered in localStorage', { timeout: 120000 }, async () => {
-  const page = await ctx.newPage();
-  await page.goto(srv.page.url);
+  const page = await session.ctx.newPage();
+  await page.goto(session.srv.page.url);
   await page.locator('#settings summary').click();
-  await page.getByLabel('Perfetto UI address').fill(srv.perfetto.url);
+  await page.getByLabel('Perfetto UI address').fill(session.srv.perfetto.url);
   await page.getByRole('button', { name: 'Save' }).click();
   await page.locator('#perfetto-setting-note', { hasText: 'Saved' }).waitFor();
   await page.close();
 
   const again = await mergedPage();  // no URL parameter: the setting applies
-  assert.match(await again.locator('#perfetto-note').textContent(), new RegExp(`${srv.perfetto.url} \\(setting`));
+  assert.match(await again.locator('#perfetto-note').textContent(), new RegExp(`${session.srv.perfetto.url} \\(setting`));
   await again.getByTestId('show-perfetto').click();
   const frame = await (await again.locator('#perfetto-frame').elementHandle()).contentFrame();
   checkArrival(await received(frame), again);

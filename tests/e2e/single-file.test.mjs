@@ -7,36 +7,24 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
-import { COMBINED, ROOT, WEB, assertLocalOnly, browser, cli, context, download, servers, sha256, tmpDir, waitDone } from './helpers.mjs';
+import { COMBINED, ROOT, WEB, cli, download, sha256, waitDone, closeSession, openSession } from './helpers.mjs';
 
 const SINGLE = path.join(WEB, 'tracemerge.html');
-let srv;
-let b;
-let ctx;
-let tmp;
+let session;
 before(async () => {
-  srv = await servers();  // only the Perfetto stand-in is used here
-  b = await browser();
-  ctx = await context(b);
-  tmp = tmpDir('single');
+  session = await openSession('single');
 });
-after(async () => {
-  const requests = ctx?.requests ?? [];
-  await b?.close();
-  await srv?.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
-  assertLocalOnly(requests);
-});
+after(() => closeSession(session));
 
 test('the single file works from file://: merge, download, Perfetto', { timeout: 120000 }, async () => {
   // A copy alone in an empty folder: nothing next to it can help.
-  const alone = path.join(tmp, 'alone');
+  const alone = path.join(session.tmp, 'alone');
   fs.mkdirSync(alone);
   fs.copyFileSync(SINGLE, path.join(alone, 'tracemerge.html'));
-  const page = await ctx.newPage();
+  const page = await session.ctx.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`${pathToFileURL(path.join(alone, 'tracemerge.html')).href}?perfetto=${encodeURIComponent(srv.perfetto.url)}`);
+  await page.goto(`${pathToFileURL(path.join(alone, 'tracemerge.html')).href}?perfetto=${encodeURIComponent(session.srv.perfetto.url)}`);
   await page.getByTestId('folder-input').setInputFiles(COMBINED);
   // The overview is drawn here too (the core's rules and the scan from inlined scripts).
   await page.waitForFunction(() => window.tracemerge.overview.geometry()?.lanes.length === 9);
@@ -69,9 +57,9 @@ function notebookPage(code) {
 }
 
 test('the notebook helper\'s page merges its preloaded files on load', { timeout: 120000 }, async () => {
-  const out = path.join(tmp, 'notebook.html');
+  const out = path.join(session.tmp, 'notebook.html');
   notebookPage(`show(${JSON.stringify(COMBINED)}, unit="step", start=2, end=4, gzip=True).save(${JSON.stringify(out)})`);
-  const page = await ctx.newPage();
+  const page = await session.ctx.newPage();
   await page.goto(pathToFileURL(out).href);
   await waitDone(page);
   assert.equal(await page.getByTestId('unit').inputValue(), 'step');
@@ -82,10 +70,10 @@ test('the notebook helper\'s page merges its preloaded files on load', { timeout
 });
 
 test('the Jupyter form (sandboxed <iframe srcdoc>) merges a date-time window; result and Download show without scrolling', { timeout: 120000 }, async () => {
-  const out = path.join(tmp, 'cell.html');
+  const out = path.join(session.tmp, 'cell.html');
   // A UTC date-time as the page takes it: the notebook passes the text on, the core reads it.
   notebookPage(`open(${JSON.stringify(out)}, "w").write("<!doctype html><title>cell</title><body style='margin:0'>" + show(${JSON.stringify(COMBINED)}, start="2020-07-13 17:50:18.5")._repr_html_())`);
-  const page = await ctx.newPage();
+  const page = await session.ctx.newPage();
   await page.setViewportSize({ width: 1000, height: 900 });
   await page.goto(pathToFileURL(out).href);
   const iframe = page.locator('iframe');

@@ -5,31 +5,19 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { COMBINED, assertLocalOnly, browser, context, servers, tmpDir, waitDone } from './helpers.mjs';
+import { COMBINED, waitDone, closeSession, openSession } from './helpers.mjs';
 
-let srv;
-let b;
-let ctx;
-let tmp;
+let session;
 before(async () => {
-  srv = await servers();
-  b = await browser();
-  ctx = await context(b);
-  tmp = tmpDir('states');
+  session = await openSession('states');
 });
-after(async () => {
-  const requests = ctx?.requests ?? [];
-  await b?.close();
-  await srv?.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
-  assertLocalOnly(requests);
-});
+after(() => closeSession(session));
 
 async function openPage(options = {}) {
-  const page = await (options.viewport ? b.newPage(options) : ctx.newPage());
+  const page = await (options.viewport ? session.b.newPage(options) : session.ctx.newPage());
   page.errors = [];
   page.on('pageerror', (e) => page.errors.push(e.message));
-  await page.goto(srv.page.url);
+  await page.goto(session.srv.page.url);
   return page;
 }
 
@@ -51,7 +39,7 @@ function bigFiles(dir, files, events) {
 }
 
 test('the progress bar of a merge only moves forward, sampled from the page every frame and on every change', { timeout: 240000 }, async () => {
-  const files = bigFiles(path.join(tmp, 'progress'), 8, 40000);
+  const files = bigFiles(path.join(session.tmp, 'progress'), 8, 40000);
   const page = await openPage();
   await page.getByTestId('file-input').setInputFiles(files);
   await page.getByTestId('merge').and(page.locator(':enabled')).waitFor();
@@ -86,7 +74,7 @@ test('the progress bar of a merge only moves forward, sampled from the page ever
 });
 
 test('Merge is disabled with its reason when no file holds a trace; the window says so', async () => {
-  const dir = path.join(tmp, 'no-trace');
+  const dir = path.join(session.tmp, 'no-trace');
   fs.mkdirSync(dir);
   fs.writeFileSync(path.join(dir, 'host.kernel_stats.pb'), 'not a trace');
   fs.writeFileSync(path.join(dir, 'events.out.tfevents.1596659864.host.profile-empty'), '');
@@ -102,7 +90,7 @@ test('Merge is disabled with its reason when no file holds a trace; the window s
 });
 
 test('a merge that writes no event is a warning, not a success; 22 bad events are one line', async () => {
-  const dir = path.join(tmp, 'bad');
+  const dir = path.join(session.tmp, 'bad');
   fs.mkdirSync(dir);
   const good = Array.from({ length: 5 }, (_, i) => `{"ph":"X","name":"ok","pid":1,"ts":${i},"dur":1}`);
   const bad = Array.from({ length: 22 }, () => '{"name":"bad","ts":1}');
