@@ -81,7 +81,7 @@ std::vector<int64_t> StepShifts(const Job& job, std::optional<int64_t> step, Rep
     auto it = host_starts[h].find(*step);
     if (it == host_starts[h].end()) continue;
     if (!at) at = it->second;
-    host_shift[h] = *at - it->second;
+    host_shift[h] = SubNs(*at, it->second);
   }
   for (size_t i = 0; i < job.sources.size(); i++) {
     const ParsedSource& s = job.sources[i];
@@ -100,34 +100,36 @@ std::vector<int64_t> StepShifts(const Job& job, std::optional<int64_t> step, Rep
 // moved to start at 0 (viewers drop times before 0).
 void PlaceClockless(Job& job) {
   auto first_ts = [](const ParsedSource& s) {
-    int64_t t = INT64_MAX;
+    std::optional<int64_t> t;
     for (const Event& e : s.events)
-      if (e.has_ts && e.ph != 'M') t = std::min(t, e.ts);
+      if (e.has_ts && e.ph != 'M') t = std::min(t.value_or(INT64_MAX), e.ts);
     return t;
   };
-  int64_t job_start = INT64_MAX, relative_start = INT64_MAX;
+  std::optional<int64_t> job_start, relative_start;  // of the sources with a clock, without one
   for (const ParsedSource& s : job.sources) {
-    if (!s.report.included) continue;
-    int64_t& start = s.report.absolute ? job_start : relative_start;
-    start = std::min(start, first_ts(s));
+    std::optional<int64_t> first = first_ts(s);
+    if (!s.report.included || !first) continue;
+    std::optional<int64_t>& start = s.report.absolute ? job_start : relative_start;
+    start = std::min(start.value_or(INT64_MAX), *first);
   }
   for (ParsedSource& s : job.sources) {
     SourceReport& r = s.report;
-    if (!r.included || r.absolute || s.events.empty()) continue;
+    const std::optional<int64_t> first = first_ts(s);
+    if (!r.included || r.absolute || !first) continue;
     std::string how;
     if (r.aligned_ns) {
       how = "placed by --align";
     } else if (r.offset_us) {
       how = "placed by its --offset";
-    } else if (job_start != INT64_MAX) {
-      r.placed_ns = job_start - first_ts(s);
+    } else if (job_start) {
+      r.placed_ns = SubNs(*job_start, *first);
       how = "placed at the start of the sources with a clock (moved " + Micros(r.placed_ns) +
             ") so that it does not stretch the job; give --offset or --align steps to place it";
     } else {
       how = "times stay relative — give an offset to align it";
     }
-    if (job_start == INT64_MAX && relative_start < 0) {
-      r.placed_ns = -relative_start;
+    if (!job_start && *relative_start < 0) {
+      r.placed_ns = SubNs(0, *relative_start);
       how += "; moved " + Micros(r.placed_ns) + " with the job's other files so that no time is before 0";
     }
     ShiftSource(s, r.placed_ns);
@@ -135,9 +137,6 @@ void PlaceClockless(Job& job) {
            "no absolute time base (no smdebug header, TF .metadata sidecar or baseTimeNanoseconds); " + how);
   }
 }
-
-// One CLOCK_SKEW warning per host whose clock is off by more than its
-// spread says is noise (and more than kSkewFloorNs), on its first file.
 }  // namespace
 
 void AlignSources(Job& job, const Options& options, Report* report, std::vector<Diagnostic>* warnings) {

@@ -54,6 +54,8 @@ Status Usage(std::string msg) { return Status::Error(Code::kUsage, std::move(msg
 
 }  // namespace
 
+bool ParseOffsetUs(const std::string& text, int64_t* us) { return ParseInt(text, us); }
+
 Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
   *a = Args{};
   a->options.threads = 0;  // (not given: the CLI's default, the machine's cores)
@@ -98,7 +100,7 @@ Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
       o.kinds |= KindBit(*kind);
     } else if (k == "--offset") {
       size_t eq;
-      if (!value() || (eq = v.rfind('=')) == std::string::npos || eq == 0 || !ParseInt(v.substr(eq + 1), &n))
+      if (!value() || (eq = v.rfind('=')) == std::string::npos || eq == 0 || !ParseOffsetUs(v.substr(eq + 1), &n))
         return Usage("--offset needs PATH=MICROSECONDS");
       o.offsets_us.push_back({v.substr(0, eq), n});
     } else if (k == "--gzip") {

@@ -25,6 +25,8 @@ struct Args {
 
 // kUsage on errors is the caller's to print; the Status says what was wrong.
 Status ParseArgs(const std::vector<std::string>& args, Args* out);
+// The US of --offset PATH=US: whole µs, signed ("-1500"); false if the text is not one.
+bool ParseOffsetUs(const std::string& text, int64_t* us);
 
 // "<end_us>_merged_timeline.json[.gz]" — the reference's default name.
 std::string DefaultOutputName(const Report& report, bool gzip);

@@ -75,7 +75,7 @@ void CollectAnchors(const ParsedSource& s, std::vector<std::tuple<int64_t, size_
   for (const Anchor& a : s.anchors) {
     const Event& e = s.events[a.event];
     if (!e.has_ts) continue;
-    int64_t end = e.ts + e.dur;
+    int64_t end = AddNs(e.ts, e.dur);
     std::string key = a.key;
     if (e.ph == 'B') {
       auto it = b_end.find(a.event);
@@ -102,7 +102,7 @@ PairEstimate FromDiffs(std::vector<int64_t> diffs, size_t tier) {
   p.tier = tier;
   p.anchors = static_cast<uint32_t>(diffs.size());
   p.shift_ns = Median(diffs);
-  for (int64_t& d : diffs) d = d > p.shift_ns ? d - p.shift_ns : p.shift_ns - d;
+  for (int64_t& d : diffs) d = d > p.shift_ns ? SubNs(d, p.shift_ns) : SubNs(p.shift_ns, d);
   p.spread_ns = Median(diffs);
   return p;
 }
@@ -116,7 +116,7 @@ std::vector<int64_t> ByPlace(const Seqs& a, const Seqs& b) {
   for (auto& [key, ea] : a) {
     auto it = b.find(key);
     if (it == b.end()) continue;
-    for (size_t k = 0; k < ea.size() && k < it->second.size(); k++) diffs.push_back(ea[k] - it->second[k]);
+    for (size_t k = 0; k < ea.size() && k < it->second.size(); k++) diffs.push_back(SubNs(ea[k], it->second[k]));
   }
   return diffs;
 }
@@ -136,13 +136,13 @@ std::vector<int64_t> ByNearest(const Seqs& a, const Seqs& b) {
     auto it = a.find(key);
     for (int64_t end : eb)
       if (k++ % every == 0 && it != a.end())
-        for (int64_t ea : it->second) candidates.push_back(ea - end);
+        for (int64_t ea : it->second) candidates.push_back(SubNs(ea, end));
   }
   if (candidates.empty()) return {};
   std::sort(candidates.begin(), candidates.end());
   size_t best = 0, best_n = 0;
   for (size_t lo = 0, hi = 0; lo < candidates.size(); lo++) {
-    while (hi < candidates.size() && candidates[hi] - candidates[lo] <= kWindowNs) hi++;
+    while (hi < candidates.size() && SubNs(candidates[hi], candidates[lo]) <= kWindowNs) hi++;
     if (hi - lo > best_n) best = lo, best_n = hi - lo;
   }
   std::vector<int64_t> dense(candidates.begin() + static_cast<std::ptrdiff_t>(best),
@@ -154,12 +154,12 @@ std::vector<int64_t> ByNearest(const Seqs& a, const Seqs& b) {
     if (it == a.end()) continue;
     const std::vector<int64_t>& ea = it->second;
     for (int64_t end : eb) {
-      const int64_t want = end + shift;
+      const int64_t want = AddNs(end, shift);
       auto at = std::lower_bound(ea.begin(), ea.end(), want);
       int64_t near = INT64_MAX;
       if (at != ea.end()) near = *at;
-      if (at != ea.begin() && (near == INT64_MAX || want - at[-1] < near - want)) near = at[-1];
-      if (near != INT64_MAX && (near > want ? near - want : want - near) <= kWindowNs) diffs.push_back(near - end);
+      if (at != ea.begin() && (near == INT64_MAX || SubNs(want, at[-1]) < SubNs(near, want))) near = at[-1];
+      if (near != INT64_MAX && (near > want ? SubNs(near, want) : SubNs(want, near)) <= kWindowNs) diffs.push_back(SubNs(near, end));
     }
   }
   return diffs;
@@ -278,7 +278,7 @@ std::vector<ClockEstimate> EstimateClocks(const Job& job) {
 int64_t LowerMedian(std::vector<int64_t> v) { return Median(v); }
 
 bool Usable(const ClockEstimate& c) {
-  const int64_t off = c.shift_ns < 0 ? -c.shift_ns : c.shift_ns;
+  const int64_t off = c.shift_ns < 0 ? SubNs(0, c.shift_ns) : c.shift_ns;
   return c.known && c.anchors > 0 && (c.spread_ns <= kWindowNs || off > 3 * c.spread_ns);
 }
 
@@ -306,13 +306,13 @@ void WarnSkew(Job& job, const std::vector<ClockEstimate>& est, bool aligned) {
       anchors = std::min(anchors, est[i].anchors);
     }
     const int64_t shift = Median(shifts);
-    const int64_t off = shift < 0 ? -shift : shift;
+    const int64_t off = shift < 0 ? SubNs(0, shift) : shift;
     if (off <= std::max(3 * spread, kSkewFloorNs)) continue;
     ParsedSource& first = job.sources[files[0]];
     const ClockEstimate& c = est[files[0]];
     const std::string& host = !first.host.empty() ? first.host : first.cls.node;
     const std::string who = "the clock of " + host + (files.size() == 1 ? "" : " (" + std::to_string(files.size()) + " files)");
-    const std::string range = lo == hi ? FormatMicros(off) : FormatMicros(lo < 0 ? -hi : lo) + "–" + FormatMicros(lo < 0 ? -lo : hi);
+    const std::string range = lo == hi ? FormatMicros(off) : FormatMicros(lo < 0 ? SubNs(0, hi) : lo) + "–" + FormatMicros(lo < 0 ? SubNs(0, lo) : hi);
     first.Warn(aligned ? Code::kNote : Code::kClockSkew, 0,
                who + (aligned ? " was " : " is ") + FormatMicros(off) + " µs " + (shift < 0 ? "ahead of" : "behind") + " that of " +
                    job.sources[c.reference].path + ": " + c.from + " end " + range + " µs " +

@@ -140,6 +140,12 @@ int64_t AddNs(int64_t a, int64_t b) {
   return b > 0 ? INT64_MAX : INT64_MIN;
 }
 
+int64_t SubNs(int64_t a, int64_t b) {
+  int64_t diff;
+  if (!__builtin_sub_overflow(a, b, &diff)) return diff;
+  return b < 0 ? INT64_MAX : INT64_MIN;
+}
+
 int64_t MicrosToNs(int64_t us) {
   int64_t ns;
   if (!__builtin_mul_overflow(us, int64_t{1000}, &ns)) return ns;

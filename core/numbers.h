@@ -29,7 +29,9 @@ inline std::optional<int64_t> ParseMicros(std::string_view token) {
 // Time arithmetic that saturates at the int64 ends instead of overflowing:
 // input times can be anything, and an absurd one must stay defined behaviour.
 //   AddNs(INT64_MAX - 5, 10) → INT64_MAX      MicrosToNs(int64_t{1} << 62) → INT64_MAX
+//   SubNs(0, INT64_MIN) → INT64_MAX
 int64_t AddNs(int64_t a, int64_t b);
+int64_t SubNs(int64_t a, int64_t b);
 int64_t MicrosToNs(int64_t us);
 
 // Writes ns as µs with up to three decimals, no trailing zeros, to out

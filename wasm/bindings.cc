@@ -175,6 +175,11 @@ std::string CliErrorJs(const std::string& message) { return tmg::CliError(messag
 std::string WindowPreviewJs(val argv, val steps) { return tmg::WindowPreviewJson(Strings(argv), Strings(steps)); }
 bool PathMatchesJs(const std::string& path, const std::string& pattern) { return tmg::PathMatches(path, pattern); }
 std::string KindTableJs() { return tmg::KindTableJson(); }
+// An offset's µs as the core reads them (--offset PATH=US), as text; null if it is not one.
+val OffsetUsJs(const std::string& text) {
+  int64_t us = 0;
+  return tmg::ParseOffsetUs(text, &us) ? val(std::to_string(us)) : val::null();
+}
 
 // Every error code's name, in the order of core/status.h (for tracemerge.d.ts's test).
 val ErrorCodes() {
@@ -212,6 +217,7 @@ EMSCRIPTEN_BINDINGS(tracemerge) {
   emscripten::function("windowPreview", &WindowPreviewJs);
   emscripten::function("pathMatches", &PathMatchesJs);
   emscripten::function("kindTable", &KindTableJs);
+  emscripten::function("offsetUs", &OffsetUsJs);
   emscripten::function("classify", &ClassifyJson);
   emscripten::function("gzipSizeHint", &JsMerger::gzipSizeHint);
   emscripten::constant("version", std::string(tmg::kVersion));

@@ -313,6 +313,7 @@ export async function classifyFile(name, blob, { core } = {}) {
 //     (error: the option is not understood; fatal: e.g. UNKNOWN_STEP naming the steps there are)
 //   pathMatches(core, 'job/rank-1.json', 'rank-1.json') → true (how --offset PATH picks sources)
 //   kindTable(core) → [{ key: 'pythontimeline', only: 'pythontimeline.json', label: 'pythontimeline' }, …]
+//   offsetUs(core, '-1500') → '-1500'; offsetUs(core, '1.5') → null (an --offset's US: whole µs)
 export function previewWindow(core, { unit, start, end } = {}, steps = []) {
   const flat = [];
   for (const [step, ts] of steps) flat.push(String(step), String(ts));
@@ -321,6 +322,10 @@ export function previewWindow(core, { unit, start, end } = {}, steps = []) {
 
 export function pathMatches(core, path, pattern) {
   return core.pathMatches(path, pattern);
+}
+
+export function offsetUs(core, text) {
+  return core.offsetUs(text);
 }
 
 export function kindTable(core) {

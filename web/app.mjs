@@ -196,10 +196,10 @@ function renderAll() {
   if (!kinds) return;
   renderKinds(el.kinds, state.entries, kinds, state.kindOn, (key, on) => {
     state.kindOn.set(key, on);
-    renderFiles(el.files.tBodies[0], state.entries, kinds, state.kindOn, onRowChange);
+    renderFiles(el.files.tBodies[0], state.entries, kinds, state.kindOn, onRowChange, rules.offsetUs);
     onRowChange('kind');
   });
-  renderFiles(el.files.tBodies[0], state.entries, kinds, state.kindOn, onRowChange);
+  renderFiles(el.files.tBodies[0], state.entries, kinds, state.kindOn, onRowChange, rules.offsetUs);
   renderJobSummary();
   renderWindow();
   updateMergeButton();
@@ -372,7 +372,7 @@ function init() {
   });
   el.allFiles.addEventListener('change', () => {
     for (const e of state.entries) e.include = el.allFiles.checked;
-    renderFiles(el.files.tBodies[0], state.entries, kinds, state.kindOn, onRowChange);
+    renderFiles(el.files.tBodies[0], state.entries, kinds, state.kindOn, onRowChange, rules.offsetUs);
     onRowChange('all');
   });
   for (const input of [el.unit, el.start, el.end]) input.addEventListener('input', renderWindow);

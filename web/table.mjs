@@ -93,8 +93,9 @@ function pathCell(name) {
 }
 
 // Renders every row; calls onChange(what, index) after the user changes a row (the row
-// updates itself: re-rendering would take the focus away from an offset being typed).
-export function renderFiles(tbody, entries, kinds, kindOn, onChange) {
+// updates itself: re-rendering would take the focus away from an offset being typed);
+// offsetUs(text) is the core's reading of an offset (rules.offsetUs).
+export function renderFiles(tbody, entries, kinds, kindOn, onChange, offsetUs) {
   // Keep the focus (and the caret) where it was: a scan may finish while the user types.
   const active = tbody.contains(document.activeElement) ? document.activeElement : null;
   const focus = active && { label: active.getAttribute('aria-label'), caret: active.selectionStart ?? null };
@@ -113,9 +114,10 @@ export function renderFiles(tbody, entries, kinds, kindOn, onChange) {
         'aria-label': `Clock offset of ${e.name} in µs`, autocomplete: 'off', spellcheck: 'false' });
       input.addEventListener('input', () => {
         const v = input.value.trim();
-        const ok = v === '' || /^-?\d+$/.test(v);
+        const us = v === '' ? '' : offsetUs(v);  // the core's reading of --offset PATH=US
+        const ok = us !== null;
         input.setAttribute('aria-invalid', String(!ok));
-        e.offset = ok ? v : '';
+        e.offset = ok ? us : '';
         e.offsetInvalid = !ok;
         onChange('offset', i);
       });

@@ -85,6 +85,10 @@ test('the kinds and the offsets\' paths are the core\'s', () => {
   assert.equal(rules.pathMatches('job/host-b/rank1.json', 'rank1.json'), true);
   assert.equal(rules.pathMatches('job/host-b/rank1.json', 'job/host-b'), true);
   assert.equal(rules.pathMatches('job/host-bb/rank1.json', 'job/host-b'), false);
+  // An offset's µs: what --offset PATH=US takes, read by the core (the table's input uses it).
+  assert.equal(rules.offsetUs('-1500'), '-1500');
+  assert.equal(rules.offsetUs('9223372036854775807'), '9223372036854775807');
+  for (const bad of ['1.5', '1e3', '', '9223372036854775808', '12us']) assert.equal(rules.offsetUs(bad), null, bad);
 });
 
 test('the overview model: lanes per source grouped by node, hidden and shifted as the table says; steps per group', async () => {

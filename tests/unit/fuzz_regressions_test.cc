@@ -108,6 +108,9 @@ TEST(FuzzRegression, AbsurdTimesSaturateInsteadOfOverflowing) {
   EXPECT_EQ(MicrosToNs(int64_t{1} << 62), INT64_MAX);
   EXPECT_EQ(MicrosToNs(-(int64_t{1} << 62)), INT64_MIN);
   EXPECT_EQ(MicrosToNs(-7), -7000);
+  EXPECT_EQ(SubNs(0, INT64_MIN), INT64_MAX);
+  EXPECT_EQ(SubNs(INT64_MIN + 5, 10), INT64_MIN);
+  EXPECT_EQ(SubNs(5, 10), -5);
 
   const std::string smdebug =
       R"([{"name":"process_name","ph":"M","pid":0,"args":{"start_time_since_epoch_in_micros":7757657389268714}},)"
