@@ -126,7 +126,8 @@ class Importer {
     if (e.has_dur) Coerce(dur_tok, &e.dur);
     if (e.ts < 0) return void(r_.stats["trace_sorter_negative_timestamp_dropped"]++);
     if (!e.bind_id.empty() && e.flow_in != "true" && e.flow_out != "true")
-      Fail("flow_without_direction", "bind_id without flow_in/flow_out", false);
+      // (the input's own: no direction to write that it did not give — Perfetto keeps the slice)
+      Fail("flow_without_direction", "bind_id without flow_in/flow_out", true);
     const bool args_object = e.args.size() >= 2 && e.args[0] == '{';
     switch (e.ph) {
       case 'X':

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 
 const WEB = path.dirname(fileURLToPath(import.meta.url));
@@ -117,8 +117,12 @@ try {
   replaceOnce(/<meta http-equiv="Content-Security-Policy" content="[^"]*">/, `<meta http-equiv="Content-Security-Policy" content="${csp}">`, 'the CSP <meta>');
   replaceOnce(/\s*<link rel="stylesheet" href="style.css">/, `\n  <style>${css}</style>`, 'the style.css <link>');
   replaceOnce(/\s*<script type="module" src="app.mjs"><\/script>/, '', 'the app.mjs <script>');
-  // The notebook helper puts its files (a JSON <script>, never run) where the marker is.
+  // The notebook helper puts its files (a JSON <script>, never run) where the marker is, and
+  // checks its `only` against the core's kinds written before it (it restates no rule).
+  const { kindTable, loadCore } = await import(pathToFileURL(path.join(WASM, 'tracemerge.mjs')).href);
+  const kinds = JSON.stringify(kindTable(await loadCore()).map((k) => k.only));
   replaceOnce(/<\/body>/, [
+    `<script type="application/json" id="tm-kinds">${kinds}</script>`,
     '<!-- tracemerge:preload -->',
     `<script id="tm-core">${core}</script>`,
     `<script type="text/plain" id="tm-worker">${worker}</script>`,

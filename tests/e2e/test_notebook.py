@@ -56,10 +56,23 @@ class ShowTest(unittest.TestCase):
             tn.show(COMBINED, window=3)
         with self.assertRaises(ValueError):
             tn.show(COMBINED, unit="minutes")
-        with self.assertRaises(ValueError):
+        with self.assertRaises(ValueError) as e:
             tn.show(COMBINED, only=["pb"])
+        self.assertIn("'pythontimeline.json', 'model_timeline.json'", str(e.exception))
         with self.assertRaises(FileNotFoundError):
             tn.show(COMBINED / "no-such-file.json")
+
+    def test_only_takes_the_kinds_of_the_pages_core(self):
+        # The helper restates no kind: it reads those the build wrote into the page.
+        text = PAGE.read_text(encoding="utf-8")
+        kinds = re.search(r'id="tm-kinds">(.*?)</script>', text).group(1)
+        self.assertEqual(json.loads(kinds)[-1], "other")
+        with tempfile.TemporaryDirectory() as d:
+            page = pathlib.Path(d) / "tracemerge.html"
+            page.write_text(text.replace(kinds, '["pb"]', 1), encoding="utf-8")
+            self.assertEqual(preload(tn.show(COMBINED, only="pb", page=page).html())["options"]["only"], ["pb"])
+            with self.assertRaises(ValueError):
+                tn.show(COMBINED, only="other", page=page)
 
     def test_single_files_and_bytes_keep_their_names(self):
         f = COMBINED / "system/incremental/1591748100.algo-1.json"

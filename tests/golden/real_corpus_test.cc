@@ -191,7 +191,8 @@ namespace {
 // What only the data can remove (Perfetto counts them the same in the input):
 // flow ids reused while open, flows outside slices, B/E children that outlive
 // their X parent.
-constexpr const char* kForcedStats[] = {"flow_duplicate_id", "flow_no_enclosing_slice", "misplaced_end_event"};
+constexpr const char* kForcedStats[] = {"flow_duplicate_id", "flow_no_enclosing_slice", "misplaced_end_event",
+                                        "flow_without_direction"};
 
 std::string Text(const Input& in) {
   return in.bytes.size() > 2 && static_cast<unsigned char>(in.bytes[0]) == 0x1f ? Inflate(in.bytes) : in.bytes;
@@ -262,6 +263,12 @@ TEST(PerfettoCheck, FindsWhatPerfettoRefuses) {
   EXPECT_NE(check(R"({"ph":"B","ts":1,"pid":1,"tid":1,"tts":null})").fatal, "");
   EXPECT_NE(check(R"({"ph":"i","ts":1,"pid":1,"tid":1,"name":"\ud83d\ude00"})").fatal, "");
   EXPECT_EQ(check(R"({"ph":"C","ts":1,"pid":1,"tid":1,"args":{"a":true}})").forced["counter value not a number"], 1u);
+  // A bind_id with no direction (found by fuzz_merge): the input's, kept as it came.
+  const std::string undirected = R"([{"ph":"X","ts":1,"dur":2,"pid":1,"tid":1,"bind_id":"0x1","flow_in":false}])";
+  EXPECT_EQ(check(undirected.substr(1, undirected.size() - 2)).forced["bind_id without flow_in/flow_out"], 1u);
+  const PerfettoImport merged = CheckPerfettoImport(MergeInputs({{"undirected.json", undirected}}, {}).output);
+  EXPECT_EQ(merged.stats.at("flow_without_direction"), 1u);
+  EXPECT_TRUE(Avoidable(merged).empty()) << Describe(Avoidable(merged));
   // A B that outlives the X it began in; a flow id started twice.
   const PerfettoImport r = check(R"({"ph":"X","ts":1,"dur":10,"pid":1,"tid":1},{"ph":"B","ts":2,"pid":1,"tid":1},
       {"ph":"i","ts":20,"pid":1,"tid":1},{"ph":"s","id":"0x1","ts":3,"pid":1,"tid":1},{"ph":"s","id":"0x1","ts":4,"pid":1,"tid":1})");

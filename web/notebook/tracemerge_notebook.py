@@ -18,13 +18,20 @@ import html
 import json
 import os
 import pathlib
+import re
 
 __all__ = ["show", "TraceMergeView", "find_page"]
 
 _HERE = pathlib.Path(__file__).resolve().parent
 _MARKER = "<!-- tracemerge:preload -->"
-_KINDS = ("pythontimeline.json", "model_timeline.json", "trace.json.gz",
-          "horovod_timeline.json", "system", "other")
+# The core's kinds (what `only` takes), written into the page by web/build.mjs.
+_KINDS_RE = re.compile(r'<script type="application/json" id="tm-kinds">(\[.*?\])</script>')
+
+
+def _kinds(page_text):
+    """The `only` values the page's core knows, or None for a page built without them."""
+    m = _KINDS_RE.search(page_text)
+    return json.loads(m.group(1)) if m else None
 
 
 def find_page(page=None):
@@ -72,7 +79,7 @@ def _collect(path_or_files):
     return out
 
 
-def _check_options(options):
+def _check_options(options, kinds=None):
     known = {"start", "end", "unit", "only", "group", "offsets", "align", "gzip"}
     unknown = set(options) - known
     if unknown:
@@ -87,8 +94,8 @@ def _check_options(options):
     if isinstance(only, str):
         options["only"] = only = [only]
     for kind in only or []:
-        if kind not in _KINDS:
-            raise ValueError(f"only: {kind!r} is not one of {list(_KINDS)}")
+        if kinds is not None and kind not in kinds:
+            raise ValueError(f"only: {kind!r} is not one of {kinds}")
     # A bound is what the page's field takes: whole Unix µs, a step, or a UTC date-time
     # ("2020-07-13 17:50:18.5"). Texts go to the page as they are; the core reads them
     # there and names what it cannot read, as it does for the CLI.
@@ -111,8 +118,8 @@ class TraceMergeView:
 
     def __init__(self, files, options=None, page=None, height=820, merge=True):
         self.files = files
-        self.options = dict(options or {})
         self.page = find_page(page)
+        self.options = _check_options(dict(options or {}), _kinds(self.page.read_text(encoding="utf-8")))
         self.height = int(height)
         self.merge = merge
 
@@ -160,4 +167,5 @@ def show(path_or_files, *, page=None, height=820, merge=True, max_mb=512, **opti
     if total > max_mb * 1e6:
         raise ValueError(f"{total / 1e6:.0f} MB is a lot to embed in a notebook (max_mb={max_mb}); "
                          "use the web page or the CLI for jobs this large, or raise max_mb")
-    return TraceMergeView(files, _check_options(dict(options)), page=page, height=height, merge=merge)
+    _check_options(dict(options))  # wrong names and types first, before reading any page
+    return TraceMergeView(files, options, page=page, height=height, merge=merge)
