@@ -7,6 +7,8 @@
 #            numbers and UTF-8 validated, one thread (tests/bench/ceiling.cc --dom), with
 #            the heap on huge pages as the CLI has it (page faults cost ~8 µs on this VM);
 #            natively and in wasm under Node (simdjson's fallback kernel)
+#   held:    the same, each file's document kept to the end (a parser per file): reading
+#            the whole job and holding it, as a merge that orders events across files must
 #   merge:   the native CLI with --threads 1 and 2 (THREADS), and the wasm CLI in Node
 #            with 0 and 1 helper instances (--threads 1 and 2): wall time, file reading and
 #            writing the output included; "parse" is the read+parse phase alone, for
@@ -28,7 +30,7 @@ calc() { awk "BEGIN { print $* }"; }
 secs() { local t0 t1; rm -f build/bench/out.json; sync; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); calc "$t1 - $t0"; }
 phase() { rm -f build/bench/out.json; sync; TRACEMERGE_STATS=1 "$@" 2>&1 >/dev/null | awk '/phase-seconds/ {print $3}'; }
 
-head="| input MB | DOM native s"
+head="| input MB | DOM native s | DOM held native s"
 for t in "${threads[@]}"; do head+=" | merge native --threads $t s (× DOM)"; done
 head+=" | parse 1→${threads[-1]} threads | native RSS × input | DOM wasm s"
 for t in "${threads[@]}"; do head+=" | merge wasm $((t - 1)) helpers s (× DOM)"; done
@@ -48,12 +50,13 @@ for size in "${sizes[@]}"; do
     for t in "${threads[@]}"; do line+=" $(phase build/native/tracemerge "$job" -o "$out" --quiet --threads "$t")"; done
     line+=" $(node build/wasm/tracemerge-ceiling.cjs --dom "${files[@]}" | cut -d' ' -f3)"
     for t in "${threads[@]}"; do line+=" $(secs node build/wasm/tracemerge-cli.mjs "$job" -o "$out" --quiet --threads "$t")"; done
+    line+=" $(GLIBC_TUNABLES=glibc.malloc.hugetlb=1 build/native/tracemerge_ceiling --dom-all "${files[@]}" | cut -d' ' -f3)"
     echo "$line"
   done)
   column() { awk -v c="$1" '{print $c}' <<<"$times" | median; }
   n=${#threads[@]}
   dom_n=$(column 1)
-  row="| $(printf %.0f "$mb") | $(printf %.3f "$dom_n")"
+  row="| $(printf %.0f "$mb") | $(printf %.3f "$dom_n") | $(printf %.3f "$(column $((3 + 3 * n)))")"
   for k in $(seq 1 "$n"); do
     m=$(column $((1 + k)))
     row+=" | $(printf '%.3f (%.2f×)' "$m" "$(calc "$m / $dom_n")")"

@@ -152,7 +152,9 @@ class Importer {
       case 'B': case 'E': case 's': case 't': case 'f': break;
       default: return;  // S, F, p, N, O, D, …: ignored
     }
-    if ((e.ph == 's' || e.ph == 't' || e.ph == 'f') && !FlowIdOk(e.id)) return Fail("flow_invalid_id", "flow id", false);
+    // (a flow without an id is the input's; an id Perfetto cannot read would be ours: we renumber them)
+    if ((e.ph == 's' || e.ph == 't' || e.ph == 'f') && !FlowIdOk(e.id))
+      return e.id.empty() ? Fail("flow_invalid_id", "flow without id", true) : Fail("flow_invalid_id", "flow id", false);
     tracks_[Track(e)].push_back(std::move(e));
   }
 

@@ -192,7 +192,7 @@ namespace {
 // flow ids reused while open, flows outside slices, B/E children that outlive
 // their X parent.
 constexpr const char* kForcedStats[] = {"flow_duplicate_id", "flow_no_enclosing_slice", "misplaced_end_event",
-                                        "flow_without_direction"};
+                                        "flow_without_direction", "flow_invalid_id"};
 
 std::string Text(const Input& in) {
   return in.bytes.size() > 2 && static_cast<unsigned char>(in.bytes[0]) == 0x1f ? Inflate(in.bytes) : in.bytes;
@@ -266,8 +266,17 @@ TEST(PerfettoCheck, FindsWhatPerfettoRefuses) {
   // A bind_id with no direction (found by fuzz_merge): the input's, kept as it came.
   const std::string undirected = R"([{"ph":"X","ts":1,"dur":2,"pid":1,"tid":1,"bind_id":"0x1","flow_in":false}])";
   EXPECT_EQ(check(undirected.substr(1, undirected.size() - 2)).forced["bind_id without flow_in/flow_out"], 1u);
-  const PerfettoImport merged = CheckPerfettoImport(MergeInputs({{"undirected.json", undirected}}, {}).output);
+  // A flow event without an id (found by fuzz_merge): the input's too; an id we wrote is always readable.
+  EXPECT_EQ(check(R"({"ph":"f","ts":1,"pid":1,"tid":1})").forced["flow without id"], 1u);
+  EXPECT_EQ(check(R"({"ph":"f","ts":1,"pid":1,"tid":1,"id":"zz"})").forced.count("flow id"), 0u);
+  const PerfettoImport merged = CheckPerfettoImport(
+      MergeInputs({{"undirected.json", undirected},
+                   {"flows.json", R"([{"ph":"X","ts":1,"dur":9,"pid":1,"tid":1},{"ph":"s","ts":2,"pid":1,"tid":1,"id":"zz"},
+                                      {"ph":"f","ts":3,"pid":1,"tid":1},{"ph":"f","ts":4,"pid":1,"tid":1,"id":"zz","bp":"e"}])"}},
+                  {}).output);
   EXPECT_EQ(merged.stats.at("flow_without_direction"), 1u);
+  EXPECT_EQ(merged.reasons.at("flow without id"), 1u);
+  EXPECT_EQ(merged.reasons.count("flow id"), 0u);
   EXPECT_TRUE(Avoidable(merged).empty()) << Describe(Avoidable(merged));
   // A B that outlives the X it began in; a flow id started twice.
   const PerfettoImport r = check(R"({"ph":"X","ts":1,"dur":10,"pid":1,"tid":1},{"ph":"B","ts":2,"pid":1,"tid":1},
