@@ -177,6 +177,7 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
         return true;
       case Field::kDur: {
         if (!r.Skip(&f->dur)) return false;
+        if (f->dur.empty()) f->dur = "{}";  // an object or an array: there, but not a number
         auto dur = ParseMicros(f->dur);
         f->dur_ns = dur && *dur >= 0 ? *dur : -1;
         if (f->dur_ns >= 0) AppendMicros(*out, f->dur_ns);
@@ -193,7 +194,7 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
       case Field::kTts:
       case Field::kTdur:  // a finite number, or left out
         if (!r.Skip(&tok)) return false;
-        if (tok == NumberToken(tok)) return out->append(tok), true;
+        if (!tok.empty() && tok == NumberToken(tok)) return out->append(tok), true;  // (objects and arrays give no token)
         f->converted |= kThreadTime;
         if (NumberToken(tok).empty()) return Reader::kDropped;
         return out->append(NumberToken(tok)), true;

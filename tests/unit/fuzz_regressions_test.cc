@@ -208,4 +208,24 @@ TEST(FuzzRegression, APhThatIsNotAStringDropsItsEvent) {
   EXPECT_EQ(r.report.warnings[0].message, "\"ph\" is not a string; dropped");
 }
 
+// Found by fuzz_merge: a tts or tdur that is an object was written as
+// "tdur": with no value (invalid JSON); a dur that is an object gave a second
+// "dur". Both are kept out or written once, with their notes.
+TEST(FuzzRegression, ObjectsWhereNumbersBelongLeaveNoEmptyOrRepeatedKey) {
+  const std::string trace =
+      R"([{"name":"a","ph":"X","pid":1,"tid":1,"ts":1,"dur":2,"tts":{"x":1},"tdur":[1]},)"
+      R"({"name":"f","ph":"X","pid":1,"tid":1,"ts":7,"dur":{}}])";
+  MergeResult r = MergeInputs({{"odd.json", trace}}, {});
+  std::string err;
+  ParseOutput(r.output, &err);
+  EXPECT_EQ(err, "");
+  EXPECT_EQ(r.output.find("\"tts\""), std::string::npos);
+  EXPECT_EQ(r.output.find("\"tdur\""), std::string::npos);
+  EXPECT_NE(r.output.find(R"("name":"f","ph":"X","pid":1,"tid":1,"ts":7,"dur":0})"), std::string::npos) << r.output;
+  std::string codes;
+  for (const Diagnostic& d : r.report.warnings) codes += std::string(CodeName(d.code)) + "@" + std::to_string(d.offset) + " ";
+  EXPECT_NE(codes.find("BAD_EVENT@"), std::string::npos) << codes;  // the dur that is not a number
+  EXPECT_NE(codes.find("NOTE@1 "), std::string::npos) << codes;     // the tts/tdur left out
+}
+
 }  // namespace tracemerge::test
