@@ -12,15 +12,6 @@ std::string Micros(int64_t ns) { return (ns > 0 ? "+" : "") + FormatMicros(ns) +
 
 }  // namespace
 
-void ShiftSource(ParsedSource& s, int64_t ns) {
-  if (ns == 0) return;
-  for (Event& e : s.events) {
-    if (!e.has_ts) continue;
-    e.ts = AddNs(e.ts, ns);
-    if (e.ts > 0 && !IsPairPhase(e.ph)) e.dur = std::min(e.dur, INT64_MAX - e.ts);
-  }
-}
-
 namespace {
 
 // Per source, in path order, the first ts of each step (the job's step marks).

@@ -52,9 +52,6 @@ std::vector<ClockEstimate> EstimateClocks(const Job& job);
 // --align moves, clockless sources placed. Sets report->align(_step).
 void AlignSources(Job& job, const Options& options, Report* report, std::vector<Diagnostic>* warnings);
 
-// Moves every timed event of s by ns (saturating; durations kept).
-void ShiftSource(ParsedSource& s, int64_t ns);
-
 // (clock_check.cc, for align.cc) Whether an estimate may be applied: tight
 // (a spread within 50 µs) or clearly more than noise (3× its spread); the
 // CLOCK_SKEW warnings (NOTEs once aligned), one per host; a lower median.

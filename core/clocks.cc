@@ -1,4 +1,5 @@
 // Clocks: each source's time base found and applied, with its manual offset.
+#include <algorithm>
 #include <string>
 
 #include "numbers.h"
@@ -79,14 +80,24 @@ void ApplyClocks(Job& job, const std::vector<std::pair<std::string, int64_t>>& o
     if (!r.absolute) r.time_base = "none: times stay relative";  // (align.cc places it, and says so)
     for (auto& [pattern, us] : offsets_us)
       if (PathMatches(s.path, pattern)) r.offset_us = us;
-    const int64_t shift = MicrosToNs(r.offset_us);
     for (Event& e : s.events) {
-      if (!e.has_ts) continue;
-      if (!e.based) e.ts = AddNs(e.ts, base);
-      e.ts = AddNs(e.ts, shift);
+      if (!e.has_ts || e.based) continue;
+      e.ts = AddNs(e.ts, base);
       if (e.ts > 0 && !IsPairPhase(e.ph)) e.dur = std::min(e.dur, INT64_MAX - e.ts);  // ts + dur never overflows
     }
+    ShiftSource(s, MicrosToNs(r.offset_us));
   });
+}
+
+void ShiftSource(ParsedSource& s, int64_t ns) {
+  if (ns == 0) return;
+  for (Event& e : s.events) {
+    if (!e.has_ts) continue;
+    e.ts = AddNs(e.ts, ns);
+    // A metadata event's ts places nothing, but Perfetto drops one before 0 — and the name with it.
+    if (e.ph == 'M' && e.ts < 0 && ns < 0) e.ts = 0;
+    if (e.ts > 0 && !IsPairPhase(e.ph)) e.dur = std::min(e.dur, INT64_MAX - e.ts);
+  }
 }
 
 }  // namespace tracemerge

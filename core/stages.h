@@ -43,6 +43,9 @@ std::vector<Diagnostic> TakeWarnings(Job& job);
 // report.time_base, absolute, offset_us.
 //   {ts 5 µs, baseTimeNanoseconds 1e18} → ts 1e18 + 5000 ns
 void ApplyClocks(Job& job, const std::vector<std::pair<std::string, int64_t>>& offsets_us);
+// Moves every timed event of s by ns (saturating; durations kept; metadata not before 0):
+// the one way an offset, --align or a clockless placement moves a source.
+void ShiftSource(ParsedSource& s, int64_t ns);
 
 // "rank-1.json" matches "job/rank-1.json"; "job/system" matches everything under it.
 bool PathMatches(std::string_view path, std::string_view pattern);

@@ -228,4 +228,17 @@ TEST(FuzzRegression, ObjectsWhereNumbersBelongLeaveNoEmptyOrRepeatedKey) {
   EXPECT_NE(codes.find("NOTE@1 "), std::string::npos) << codes;     // the tts/tdur left out
 }
 
+// Found by fuzz_merge: a source moved back (an offset, --align) took its
+// metadata events before 0, where Perfetto drops them and the names they give.
+TEST(FuzzRegression, MetadataMovedBackStaysAtZero) {
+  const std::string trace =
+      R"([{"name":"trace_config","ph":"M","pid":1,"tid":1,"ts":0,"args":{"value":2}},)"
+      R"({"name":"step","ph":"X","pid":1,"tid":1,"ts":1000,"dur":5}])";
+  Options o;
+  o.offsets_us = {{"rank-0.json", -500}};
+  MergeResult r = MergeInputs({{"rank-0.json", trace}}, o);
+  EXPECT_NE(r.output.find(R"("name":"step","ph":"X","pid":1,"tid":1,"ts":500,)"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find(R"("ts":-)"), std::string::npos) << r.output;
+}
+
 }  // namespace tracemerge::test
