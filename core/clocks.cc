@@ -81,8 +81,8 @@ void ApplyClocks(Job& job, const std::vector<std::pair<std::string, int64_t>>& o
     for (auto& [pattern, us] : offsets_us)
       if (PathMatches(s.path, pattern)) r.offset_us = us;
     for (Event& e : s.events) {
-      if (!e.has_ts || e.based) continue;
-      e.ts = AddNs(e.ts, base);
+      if (!e.has_ts) continue;
+      if (!e.based) e.ts = AddNs(e.ts, base);
       if (e.ts > 0 && !IsPairPhase(e.ph)) e.dur = std::min(e.dur, INT64_MAX - e.ts);  // ts + dur never overflows
     }
     ShiftSource(s, MicrosToNs(r.offset_us));
