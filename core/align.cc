@@ -3,6 +3,7 @@
 #include <map>
 
 #include "align.h"
+#include "identity.h"
 #include "numbers.h"
 
 namespace tracemerge {
@@ -16,12 +17,11 @@ namespace {
 
 // Per source, in path order, the first ts of each step (the job's step marks).
 std::vector<std::map<int64_t, int64_t>> StepStarts(const Job& job) {
-  bool python = false;
-  for (const ParsedSource& s : job.sources) python |= !s.step_marks.empty();
+  const StepKind kind = JobStepKind(job);
   std::vector<std::map<int64_t, int64_t>> starts(job.sources.size());
   for (size_t i = 0; i < job.sources.size(); i++) {
     const ParsedSource& s = job.sources[i];
-    for (auto [step, event] : python ? s.step_marks : s.profiler_steps) {
+    for (auto [step, event] : StepsOf(s, kind)) {
       auto [it, added] = starts[i].try_emplace(step, s.events[event].ts);
       if (!added) it->second = std::min(it->second, s.events[event].ts);
     }
@@ -86,9 +86,11 @@ std::vector<int64_t> StepShifts(const Job& job, std::optional<int64_t> step, Rep
   return shifts;
 }
 
-// A clockless source that nothing placed starts where the sources with a
-// clock start; a job of relative times only that would start before 0 is
-// moved to start at 0 (viewers drop times before 0).
+// Clockless sources that nothing placed move where the sources with a clock
+// start — the sources of one recording together (identity.h RecordingOf), by
+// one shift, so that their times stay as they were to each other; a job of
+// relative times only that would start before 0 is moved to start at 0
+// (viewers drop times before 0). One NO_CLOCK per recording.
 void PlaceClockless(Job& job) {
   auto first_ts = [](const ParsedSource& s) {
     std::optional<int64_t> t;
@@ -97,35 +99,59 @@ void PlaceClockless(Job& job) {
     return t;
   };
   std::optional<int64_t> job_start, relative_start;  // of the sources with a clock, without one
-  for (const ParsedSource& s : job.sources) {
+  struct Recording {
+    std::vector<size_t> sources;
+    std::optional<int64_t> start;
+  };
+  std::map<std::string, Recording> recordings;  // the clockless ones
+  std::vector<std::string> order;
+  for (size_t i = 0; i < job.sources.size(); i++) {
+    const ParsedSource& s = job.sources[i];
     std::optional<int64_t> first = first_ts(s);
     if (!s.report.included || !first) continue;
     std::optional<int64_t>& start = s.report.absolute ? job_start : relative_start;
     start = std::min(start.value_or(INT64_MAX), *first);
+    if (s.report.absolute) continue;
+    const std::string key = RecordingOf(s);
+    Recording& rec = recordings[key];
+    if (rec.sources.empty()) order.push_back(key);
+    rec.sources.push_back(i);
+    if (!s.report.aligned_ns && !s.report.offset_us) rec.start = std::min(rec.start.value_or(INT64_MAX), *first);
   }
-  for (ParsedSource& s : job.sources) {
-    SourceReport& r = s.report;
-    const std::optional<int64_t> first = first_ts(s);
-    if (!r.included || r.absolute || !first) continue;
+  for (const std::string& key : order) {
+    const Recording& rec = recordings[key];
+    int64_t shift = 0;
     std::string how;
-    if (r.aligned_ns) {
-      how = "placed by --align";
-    } else if (r.offset_us) {
-      how = "placed by its --offset";
-    } else if (job_start) {
-      r.placed_ns = SubNs(*job_start, *first);
-      how = "placed at the start of the sources with a clock (moved " + Micros(r.placed_ns) +
-            ") so that it does not stretch the job; give --offset or --align steps to place it";
-    } else {
-      how = "times stay relative — give an offset to align it";
+    if (job_start && rec.start) {
+      shift = SubNs(*job_start, *rec.start);
+      how = "placed at the start of the sources with a clock (moved " + Micros(shift) + ")" +
+            (rec.sources.size() > 1 ? ", together: their times relative to each other as recorded" : "") +
+            ", so that it does not stretch the job; give --offset or --align steps to place " +
+            (rec.sources.size() > 1 ? "them" : "it");
+    } else if (!job_start && *relative_start < 0) {
+      shift = SubNs(0, *relative_start);
+      how = "times stay relative; moved " + Micros(shift) + " with the job's other files so that no time is before 0";
+    } else if (!job_start) {
+      how = "times stay relative — give an offset to align " + std::string(rec.sources.size() > 1 ? "them" : "it");
     }
-    if (!job_start && *relative_start < 0) {
-      r.placed_ns = SubNs(0, *relative_start);
-      how += "; moved " + Micros(r.placed_ns) + " with the job's other files so that no time is before 0";
+    size_t placed_by_flags = 0;
+    for (size_t i : rec.sources) {
+      ParsedSource& s = job.sources[i];
+      if ((s.report.aligned_ns || s.report.offset_us) && job_start) {
+        placed_by_flags++;
+        continue;
+      }
+      s.report.placed_ns = shift;
+      ShiftSource(s, shift);
     }
-    ShiftSource(s, r.placed_ns);
-    s.Warn(Code::kNoClock, 0,
-           "no absolute time base (no smdebug header, TF .metadata sidecar or baseTimeNanoseconds); " + how);
+    if (placed_by_flags == rec.sources.size())
+      how = rec.sources.size() > 1 ? "placed by --offset or --align" : job.sources[rec.sources[0]].report.aligned_ns ? "placed by --align" : "placed by its --offset";
+    ParsedSource& first = job.sources[rec.sources[0]];
+    const std::string who = rec.sources.size() > 1 ? " (this file and " + std::to_string(rec.sources.size() - 1) +
+                                                         " more of " + key.substr(key.find('\x1f') + 1) + ")"
+                                                   : "";
+    first.Warn(Code::kNoClock, 0,
+               "no absolute time base (no smdebug header, TF .metadata sidecar or baseTimeNanoseconds)" + who + "; " + how);
   }
 }
 }  // namespace

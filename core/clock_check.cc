@@ -21,19 +21,6 @@ const char* TierName(size_t tier) {
   return kNames[tier];
 }
 
-// Where a run's files are: an smdebug job's root (what holds framework/ and
-// system/), else the file's folder — so that two runs of one host, dropped
-// together, stay apart.
-std::string_view RunOf(const std::string& path) {
-  for (std::string_view part : {"/framework/", "/system/incremental/"}) {
-    const size_t at = path.find(part);
-    if (at != std::string::npos) return std::string_view(path).substr(0, at);
-    if (path.rfind(part.substr(1), 0) == 0) return {};
-  }
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? std::string_view() : std::string_view(path).substr(0, slash);
-}
-
 // The lower median of v, in place (reordered).
 int64_t Median(std::vector<int64_t>& v) {
   auto mid = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2);
@@ -182,18 +169,9 @@ std::string Micros(int64_t ns) { return (ns > 0 ? "+" : "") + FormatMicros(ns) +
 
 }  // namespace
 
-std::string StreamKey(const ParsedSource& s) {
-  if (IsSmdebugKind(s.cls.kind))
-    return std::string(RunOf(s.path)) + '\x1f' + KindName(s.cls.kind) + '\x1f' + s.cls.node;
-  return "file\x1f" + s.path + '\x1f' + std::to_string(s.arrival);
-}
+std::string StreamKey(const ParsedSource& s) { return s.identity.run + '\x1f' + s.identity.stream; }
 
-std::string DomainKey(const ParsedSource& s) {
-  const bool node_is_host = IsSmdebugKind(s.cls.kind) || s.cls.kind == Kind::kSystem || s.cls.kind == Kind::kTfTrace;
-  const std::string& host = !s.host.empty() ? s.host : node_is_host ? s.cls.node : s.host;
-  if (host.empty()) return StreamKey(s);
-  return std::string(RunOf(s.path)) + "\x1fhost\x1f" + host;
-}
+std::string DomainKey(const ParsedSource& s) { return std::to_string(s.identity.domain); }
 
 std::vector<ClockEstimate> EstimateClocks(const Job& job) {
   const size_t n = job.sources.size();
@@ -226,7 +204,7 @@ std::vector<ClockEstimate> EstimateClocks(const Job& job) {
   for (size_t k = 0; k < streams.size(); k++) {
     if (streams[k].count() == 0) continue;
     const ParsedSource& s = job.sources[streams[k].sources[0]];
-    std::tuple<int64_t, std::string, uint32_t> at{s.rank >= 0 ? s.rank : INT64_MAX, s.cls.node, streams[k].sources[0]};
+    std::tuple<int64_t, std::string, uint32_t> at{s.identity.rank >= 0 ? s.identity.rank : INT64_MAX, s.identity.node, streams[k].sources[0]};
     if (ref == streams.size() || at < best) best = std::move(at), ref = k;
   }
   std::vector<PairEstimate> est(streams.size());
@@ -310,7 +288,7 @@ void WarnSkew(Job& job, const std::vector<ClockEstimate>& est, bool aligned) {
     if (off <= std::max(3 * spread, kSkewFloorNs)) continue;
     ParsedSource& first = job.sources[files[0]];
     const ClockEstimate& c = est[files[0]];
-    const std::string& host = !first.host.empty() ? first.host : first.cls.node;
+    const std::string& host = !first.identity.host.empty() ? first.identity.host : first.identity.node;
     const std::string who = "the clock of " + host + (files.size() == 1 ? "" : " (" + std::to_string(files.size()) + " files)");
     const std::string range = lo == hi ? FormatMicros(off) : FormatMicros(lo < 0 ? SubNs(0, hi) : lo) + "–" + FormatMicros(lo < 0 ? SubNs(0, lo) : hi);
     first.Warn(aligned ? Code::kNote : Code::kClockSkew, 0,

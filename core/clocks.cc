@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <string>
 
+#include "formats/format.h"
 #include "numbers.h"
 #include "worker_pool.h"
 #include "stages.h"
@@ -9,54 +10,17 @@
 namespace tracemerge {
 namespace {
 
-constexpr int64_t kEpoch2001Ns = int64_t{1000000000} * 1000000000;  // 1e18 ns ≈ 2001-09-09
-
-// The time base of source s in ns (set in its report), or 0 when it has none.
-int64_t TimeBase(ParsedSource& s, const Job& job) {
-  SourceReport& r = s.report;
-  if (s.cls.kind == Kind::kSystem) {
-    r.absolute = true;
-    r.time_base = "Unix seconds in each line";
-    return 0;
+// "smdebug header start_time_since_epoch_in_micros=1594662597687738": what the summary says.
+std::string TimeBaseText(const TimeBase& tb) {
+  switch (tb.kind) {
+    case BaseKind::kNone: return "none: times stay relative";  // (align.cc places it, and says so)
+    case BaseKind::kSmdebugHeader: return "smdebug header start_time_since_epoch_in_micros=" + tb.value;
+    case BaseKind::kTfSidecar: return "TF sidecar " + tb.value;
+    case BaseKind::kKinetoBase: return "baseTimeNanoseconds=" + tb.value;
+    case BaseKind::kUnixMicros: return "Unix µs in the file";
+    case BaseKind::kUnixSeconds: return "Unix seconds in each line";
   }
-  if (s.have_header) {
-    r.absolute = true;
-    r.time_base = "smdebug header start_time_since_epoch_in_micros=" + FormatMicros(s.header_base);
-    return s.header_base;  // for any event before the first header
-  }
-  if (s.cls.kind == Kind::kTfTrace) {
-    int64_t base = 0;
-    const std::string dir = TfStepDir(s.path);
-    for (const ParsedSource& o : job.sources) {
-      if (o.cls.kind != Kind::kSidecar) continue;
-      auto sc = ParseSidecar(o.path);
-      if (sc && sc->step_dir == dir) {
-        base = MicrosToNs(sc->start_us);
-        r.absolute = true;
-        r.time_base = "TF sidecar " + std::string(BaseName(o.path));
-      }
-    }
-    return base;
-  }
-  if (!s.base_time_ns.empty()) {
-    if (auto b = ParseScaled(s.base_time_ns, 1)) {
-      r.absolute = true;
-      r.time_base = "baseTimeNanoseconds=" + s.base_time_ns;
-      return *b;
-    }
-    s.Warn(Code::kBadEvent, 0, "baseTimeNanoseconds is not a number; ignored");
-    return 0;
-  }
-  if (s.cls.kind == Kind::kOther) {
-    bool all_epoch = !s.events.empty();
-    for (size_t i = 0; i < s.events.size() && all_epoch; i++)
-      if (s.events[i].has_ts && s.events[i].ts < kEpoch2001Ns) all_epoch = false;
-    if (all_epoch) {
-      r.absolute = true;
-      r.time_base = "Unix µs in the file";
-    }
-  }
-  return 0;
+  return "";
 }
 
 }  // namespace
@@ -76,8 +40,11 @@ void ApplyClocks(Job& job, const std::vector<std::pair<std::string, int64_t>>& o
     ParsedSource& s = job.sources[i];
     if (!s.report.included) return;
     SourceReport& r = s.report;
-    const int64_t base = TimeBase(s, job);
-    if (!r.absolute) r.time_base = "none: times stay relative";  // (align.cc places it, and says so)
+    const TimeBase tb = FormatOf(s.cls.format).Clock(s, job.facts);
+    const int64_t base = tb.base_ns;
+    r.time_base_kind = tb.kind;
+    r.absolute = tb.kind != BaseKind::kNone;
+    r.time_base = TimeBaseText(tb);
     for (auto& [pattern, us] : offsets_us)
       if (PathMatches(s.path, pattern)) r.offset_us = us;
     for (Event& e : s.events) {

@@ -5,6 +5,8 @@
 //   system/incremental/2020/1591160699.algo-1.json   ({"Dimension":…} lines) → kSystem, "algo-1"
 //   …/000000000/80807-host_1596659864545103_1596659864854168.metadata → kSidecar
 //   …/plugins/profile/x.kernel_stats.pb → kSkipped ("protobuf, not a trace")
+// The formats (formats/format.h) recognise their own files, asked in a fixed
+// order; what none takes is skipped with the reason.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +26,12 @@ enum class Kind : uint8_t {
   kSidecar,  // TF .metadata file: time base only, no events
   kSkipped,  // not a trace
 };
+// The module that reads a kind of file (formats/format.h): smdebug's three
+// kinds are one format; any other trace is Kineto's when it says so, else
+// generic Chrome JSON.
+enum class FormatId : uint8_t { kNone, kSmdebug, kTfProfiler, kSystemMetrics, kKineto, kChrome };
+const char* FormatName(FormatId id);  // "smdebug", "tf_profiler", "system_metrics", "kineto", "chrome", ""
+
 constexpr unsigned kAllKinds = (1u << 6) - 1;  // the six event kinds
 inline unsigned KindBit(Kind k) { return 1u << static_cast<unsigned>(k); }
 
@@ -31,10 +39,10 @@ const char* KindName(Kind kind);  // "pythontimeline", "model_timeline", "horovo
 // Suffix-filter names as the reference spells them ("pythontimeline.json", …,
 // "system", "other"); also accepts KindName() spellings.
 std::optional<Kind> KindFromFilterName(std::string_view name);
-bool IsSmdebugKind(Kind kind);  // files that carry smdebug's start_time header
 
 struct Classification {
   Kind kind = Kind::kSkipped;
+  FormatId format = FormatId::kNone;
   std::string node;    // node / host / file label used in track names
   std::string reason;  // why it was skipped
   bool quiet = false;  // skipped as expected (.pb, python_stats): a note, not a warning
@@ -46,17 +54,6 @@ Classification Classify(std::string_view path, std::string_view head);
 // The same from the first raw bytes of a file, gzipped or not (the page
 // classifies a dropped file from a 64 KB slice before reading it all).
 Classification ClassifyRaw(std::string_view path, std::string_view raw_head);
-
-struct Sidecar {
-  std::string step_dir;  // directory that holds it; TF traces under it use it
-  std::string node;
-  int64_t start_us = 0;
-  int64_t end_us = 0;
-};
-// "<dir>/<node>_<start_us>_<end_us>.metadata" → Sidecar.
-std::optional<Sidecar> ParseSidecar(std::string_view path);
-// "<step dir>/plugins/profile/<date>/<host>.trace.json.gz" → "<step dir>".
-std::string TfStepDir(std::string_view path);
 
 std::string_view BaseName(std::string_view path);
 

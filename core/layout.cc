@@ -82,11 +82,10 @@ void PutInTimeOrder(ParsedSource& s, ByteBuffer& input, Budget& budget) {
   std::vector<uint32_t> by_time(n);  // file positions in time order
   for (uint32_t k = 0; k < n; k++) by_time[k] = order[k].second;
   std::vector<std::pair<int64_t, uint32_t>>().swap(order);
-  if (!s.step_marks.empty() || !s.profiler_steps.empty() || !s.anchors.empty()) {
+  if (!s.steps.empty() || !s.anchors.empty()) {
     std::vector<uint32_t> position(n);  // file position → time position
     for (uint32_t k = 0; k < n; k++) position[by_time[k]] = k;
-    for (auto& mark : s.step_marks) mark.second = position[mark.second];
-    for (auto& mark : s.profiler_steps) mark.second = position[mark.second];
+    for (auto& mark : s.steps) mark.second = position[mark.second];
     for (Anchor& a : s.anchors) a.event = position[a.event];
   }
   // The templates first. Both reads jump around: the next ones are asked for ahead.

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "align.h"
+#include "identity.h"
 #include "layout.h"
 #include "parse.h"
 #include "worker_pool.h"
@@ -167,9 +168,9 @@ Report Merger::Merge(const Sink& sink) {
   m.budget.FreeSpare();
   m.exportable = nullptr;
   Job job = JoinSources(std::move(m.sources), m.Threads());
+  IdentifySources(job);
+  for (ParsedSource& s : job.sources) s.report.identity = s.identity;  // in the scan's report too: the page groups by it
   ApplyClocks(job, m.opt.offsets_us);
-  for (ParsedSource& s : job.sources)  // in the scan's report too: the page groups by it
-    if (s.rank >= 0) s.report.label = SourceLabel(s);
   std::vector<Diagnostic> job_notes;
   AlignSources(job, m.opt, &report, &job_notes);
   std::vector<Diagnostic> warnings = TakeWarnings(job);

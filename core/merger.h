@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "buffer.h"
+#include "formats/format.h"
 #include "gzip.h"
 #include "kinds.h"
 #include "status.h"
@@ -108,7 +109,9 @@ struct SourceReport {
   uint64_t metadata_unused = 0; // metadata of processes with no event in the window
   uint64_t events_outside = 0;  // valid events outside the time window
   std::string time_base;        // how ts became absolute Unix µs
+  BaseKind time_base_kind = BaseKind::kNone;
   bool absolute = false;        // false: relative times (NO_CLOCK)
+  Identity identity;            // who recorded it (identity.h)
   int64_t offset_us = 0;        // manual offset applied
   // The clock check (align.h): the shift that lines this source's clock up
   // with the reference's, from the ends of collectives both took part in.
@@ -121,7 +124,6 @@ struct SourceReport {
   // Moves beyond its time base and --offset, each recorded:
   int64_t aligned_ns = 0;  // by --align (clocks or steps)
   int64_t placed_ns = 0;   // a clockless source placed at the job's start (or a relative job moved to 0)
-  std::string label;       // how its tracks are named when the trace says ("rank 3 · host-b"), JSON-escaped
 };
 
 struct Report {

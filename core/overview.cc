@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "identity.h"
 #include "numbers.h"
 #include "worker_pool.h"
 #include "stages.h"
@@ -36,6 +37,7 @@ bool MetricOf(const ParsedSource& s, const Event& e, std::string* dimension, dou
 }  // namespace
 
 std::string OverviewJson(const Job& job, const JobShape& shape, size_t bins) {
+  const StepKind step_kind = JobStepKind(job);
   const int64_t start = shape.start_ns, end = std::max(shape.end_ns, shape.start_ns + 1);
   std::vector<std::string> parts(job.sources.size());
   ForEach(job.sources.size(), job.threads, [&](size_t k) {
@@ -57,9 +59,8 @@ std::string OverviewJson(const Job& job, const JobShape& shape, size_t bins) {
       }
     }
     // Each step of this source: its first and its last moment (marked events).
-    const bool python = !s.step_marks.empty();
     std::map<int64_t, std::pair<int64_t, int64_t>> steps;
-    for (auto [step, index] : python ? s.step_marks : s.profiler_steps) {
+    for (auto [step, index] : StepsOf(s, step_kind)) {
       const Event& e = s.events[index];
       auto [it, added] = steps.try_emplace(step, e.ts, e.ts + Duration(e));
       it->second.first = std::min(it->second.first, e.ts);

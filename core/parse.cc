@@ -16,25 +16,30 @@ static_assert(kPad >= simdjson::SIMDJSON_PADDING, "the parsers read this far pas
 
 namespace {
 
-// The state of one source's parse: lookup tables that die with it.
-class SourceParser {
+// The state of one source's parse: lookup tables that die with it. Its
+// format (formats/format.h) reads what its events mean.
+class SourceParser : public LineContext {
  public:
   SourceParser(SourceBytes& in, ParsedSource& s, EventParser& parser, Ticker* ticker)
-      : data_(in.data.data()), size_(in.size), s_(s), parser_(parser), ticker_(ticker) {}
+      : data_(in.data.data()), size_(in.size), s_(s), parser_(parser), ticker_(ticker), format_(FormatOf(s.cls.format)) {}
 
   // A trace's events; false when the file is not a trace.
   bool Trace(int max_depth);
-  // JSON lines of system metrics.
-  void Metrics();
+  // Lines its format reads itself (system metrics); false when it reads none.
+  bool Lines() { return format_.ReadLines(s_, std::string_view(data_, size_), *this); }
   uint64_t ids() const { return ids_.size(); }
+
+  // LineContext
+  EventParser& parser() override { return parser_; }
+  uint32_t Thread(std::string_view pid, std::string_view tid) override { return ThreadIndex(ProcIndex(pid), tid); }
+  bool Tick(uint64_t at) override {
+    if (ticker_) ticker_->Tick("parse", at, size_);
+    return !Cancelled();
+  }
 
  private:
   bool Cancelled() { return ticker_ && ticker_->cancelled(); }
-  void Tick(uint64_t at) {
-    if (ticker_) ticker_->Tick("parse", at, size_);
-  }
   uint64_t Event(Span span, bool open_end);
-  void AddAnchor(uint32_t event, char ph, const EventFields& f);
   void Add(Span span, const EventFields& f, size_t mark);
   uint32_t ProcIndex(std::string_view pid);
   uint32_t ThreadIndex(uint32_t proc, std::string_view tid);
@@ -44,6 +49,7 @@ class SourceParser {
   ParsedSource& s_;
   EventParser& parser_;
   Ticker* ticker_;
+  const Format& format_;
   std::unordered_map<std::string, uint32_t> proc_ix_, thread_ix_;
   // The process and thread last seen by a hash of their text; an entry may
   // be stale or another's, so it is checked.
@@ -54,17 +60,6 @@ class SourceParser {
   IdTable ids_;                                         // original id → local number
   std::unordered_map<std::string, uint32_t> pair_keys_;  // async "cat\x1fid" → number
 };
-
-// A top-level string (the tokenizer skips those unchecked), as JSON-escaped
-// text for track names; "" when it is not a valid JSON string.
-std::string StringText(std::string_view token) {
-  token = Trim(token);
-  if (token.size() < 2 || token.front() != '"' || token.size() > 4096) return {};
-  simdjson::dom::parser parser;
-  std::string_view text;
-  if (parser.parse(simdjson::padded_string(token)).get_string().get(text)) return {};
-  return JsonEscape(text);
-}
 
 // Events of a few processes and threads interleave: a small cache by hash
 // answers most lookups without building a key for the map.
@@ -115,9 +110,7 @@ bool SourceParser::Trace(int max_depth) {
             "already started in this file: Perfetto links the first only and counts flow_duplicate_id "
             "(the first at this byte)");
   if (!ok) return false;
-  if (!top.base_time_ns.empty()) s_.base_time_ns = std::string(Trim(top.base_time_ns));
-  if (auto rank = ParseScaled(FieldOf(top.distributed_info, "rank"), 1); rank && *rank >= 0) s_.rank = *rank;
-  s_.host = StringText(top.host_name);
+  format_.ReadTop(s_, top);
   s_.merged_output = top.tracemerge_output;
   return true;
 }
@@ -129,8 +122,7 @@ bool SourceParser::Trace(int max_depth) {
 uint64_t SourceParser::Event(Span sp, bool open_end) {
   EventFields f;
   std::string error;
-  Tick(sp.offset);
-  if (Cancelled()) return 0;
+  if (!Tick(sp.offset)) return 0;
   const size_t mark = s_.arena.size();
   if (open_end) {
     size_t length = 0;
@@ -179,19 +171,10 @@ void SourceParser::Add(Span sp, const EventFields& f, size_t mark) {
                    f.ph_not_string ? "\"ph\" is not a string; dropped" : "event has no \"ph\"; dropped");
   }
   const char ph = f.ph[0];
-  if (ph == 'M' && f.name == "process_name" && !f.arg_start_time.empty()) {
-    // smdebug's clock header; a repeated header re-bases the events after it.
-    auto base = ParseMicros(f.arg_start_time);
-    if (!base) {
-      r.events_dropped++;
-      return s_.Warn(Code::kBadEvent, sp.offset, "start_time_since_epoch_in_micros is not a number");
-    }
-    if (s_.have_header && *base != s_.header_base)
-      s_.Warn(Code::kNote, sp.offset, "clock header repeated with a new start time; later events re-based");
-    s_.header_base = *base;
-    s_.have_header = true;
-    r.metadata_merged++;
-    return;
+  switch (format_.ReadHeader(s_, f, sp.offset)) {  // a clock header re-bases the events after it
+    case Header::kTaken: r.metadata_merged++; return;
+    case Header::kBad: r.events_dropped++; return;
+    case Header::kNo: break;
   }
   const uint32_t proc = ProcIndex(Unquote(f.pid));
   if (ph == 'M' && f.name == "process_name") {
@@ -231,19 +214,11 @@ void SourceParser::Add(Span sp, const EventFields& f, size_t mark) {
     if (f.dur_ns < 0) s_.Warn(Code::kBadEvent, sp.offset, "\"dur\" is negative or not a number; written as 0");
     else if (!IsPairPhase(ph)) e.dur = f.dur_ns;
   }
-  if (s_.have_header) {
-    e.ts = AddNs(e.ts, s_.header_base);
+  if (s_.said.header) {
+    e.ts = AddNs(e.ts, s_.said.header_base);
     e.based = true;
   }
-  const auto idx = static_cast<uint32_t>(s_.events.size());
-  if (!f.arg_step_num.empty() && s_.cls.kind == Kind::kPythonTimeline) {
-    if (auto step = ParseScaled(f.arg_step_num, 1)) s_.step_marks.push_back({*step, idx});
-  }
-  constexpr std::string_view kProfilerStep = "ProfilerStep#";
-  if (f.name.substr(0, kProfilerStep.size()) == kProfilerStep) {
-    if (auto step = ParseScaled(f.name.substr(kProfilerStep.size()), 1)) s_.profiler_steps.push_back({*step, idx});
-  }
-  if (ph == 'X' || ph == 'B') AddAnchor(idx, ph, f);
+  format_.ReadEvent(s_, static_cast<uint32_t>(s_.events.size()), ph, f);
   if (ph == 's' && !flow_starts_.insert(std::string(f.cat) + '\x1f' + std::string(f.name) + '\x1f' + std::string(f.id)).second &&
       flow_reused_.first++ == 0)
     flow_reused_.second = sp.offset;
@@ -253,75 +228,6 @@ void SourceParser::Add(Span sp, const EventFields& f, size_t mark) {
   s_.has_pairs |= ph == 'B' || ph == 'E' || IsPairPhase(ph);
   if (e.has_ts) (e.based ? s_.based_events : s_.relative_events) = true;
   s_.events.push_back(e);
-}
-
-// Collectives, for the clock check (align.h). Kineto's carry their group and
-// sequence number when PyTorch records them; else they match by name and
-// place. Horovod's ops match by name and tensor (its pid's name, resolved later).
-void SourceParser::AddAnchor(uint32_t event, char ph, const EventFields& f) {
-  auto starts = [&](std::string_view prefix) { return f.name.substr(0, prefix.size()) == prefix; };
-  Anchor a;
-  a.event = event;
-  if (ph == 'X' && (starts("ncclDevKernel_") || starts("ncclKernel_"))) a.tier = AnchorTier::kKernel;
-  else if (ph == 'X' && (f.name == "record_param_comms" || starts("nccl:"))) a.tier = AnchorTier::kHostOp;
-  else if (ph == 'B' && (s_.cls.kind == Kind::kHorovod || s_.have_header) &&
-           (f.name == "ALLREDUCE" || f.name == "ALLGATHER" || f.name == "BROADCAST" || f.name == "ALLTOALL" ||
-            f.name == "REDUCESCATTER"))
-    a.tier = AnchorTier::kHorovod;
-  else
-    return;
-  a.key = std::string(Unquote(f.arg_group)) + '\x1f' +
-          std::string(f.arg_collective.empty() ? f.name : Unquote(f.arg_collective));
-  if (!f.arg_seq.empty()) a.key += "\x1fseq " + std::string(Unquote(f.arg_seq));
-  s_.anchors.push_back(std::move(a));
-}
-
-void SourceParser::Metrics() {
-  ScanLines(std::string_view(data_, size_), [&](Span sp) {
-    Tick(sp.offset);
-    if (Cancelled()) return;
-    MetricFields m;
-    std::string error;
-    s_.report.events_read++;
-    const bool last = sp.offset + sp.length >= size_;
-    if (!parser_.ParseMetric(data_ + sp.offset, sp.length, &m, &error) || m.timestamp.empty() || m.value.empty() ||
-        !IsPortableNumber(m.value)) {
-      s_.report.events_dropped++;
-      if (last) return s_.Warn(Code::kNote, sp.offset, "last line is incomplete (writer was still appending); skipped");
-      return s_.Warn(Code::kBadJson, sp.offset,
-                     "metrics line dropped: " + (error.empty() ? std::string("missing or bad Timestamp/Value") : error));
-    }
-    auto ts = ParseScaled(m.timestamp, 1000000000);
-    if (!ts) {
-      s_.report.events_dropped++;
-      return s_.Warn(Code::kBadEvent, sp.offset, "Timestamp is not a number in range; line dropped");
-    }
-    const uint32_t proc = ProcIndex(m.node.empty() ? std::string_view(s_.cls.node) : m.node);
-    tracemerge::Event e;
-    e.offset = s_.arena.size();
-    // One counter track per node and metric, every sample.
-    ByteBuffer& a = s_.arena;
-    a.append("{\"name\":\"");
-    a.append(m.name);
-    a.push_back('_');
-    a.append(m.dimension);
-    a.append("\",\"ph\":\"C\",\"ts\":");
-    a.push_back(kTsMark);
-    a.append(",\"pid\":");
-    a.push_back(kPidMark);
-    a.append(",\"tid\":");
-    a.push_back(kTidMark);
-    a.append(",\"args\":{\"value\":");
-    a.append(m.value);
-    a.append("}}");
-    e.length = static_cast<uint32_t>(a.size() - e.offset);
-    e.thread = ThreadIndex(proc, "");
-    e.ph = 'C';
-    e.ts = *ts;
-    e.has_ts = true;
-    e.based = true;
-    s_.events.push_back(e);
-  });
 }
 
 // Found in a folder, an earlier merge's output would count its events twice.
@@ -337,6 +243,7 @@ ParsedSource Dropped(ParsedSource s) {
   ParsedSource d;
   d.path = std::move(s.path);
   d.arrival = s.arrival;
+  d.in_folder = s.in_folder;
   d.cls = std::move(s.cls);
   d.report = std::move(s.report);
   d.warnings = std::move(s.warnings);
@@ -353,6 +260,7 @@ ParsedSource ParseSource(SourceBytes& in, const ParseLimits& limits, EventParser
   s.path = in.path;
   s.arrival = in.arrival;
   s.warnings = std::move(in.warnings);
+  s.in_folder = in.in_folder;
   SourceReport& r = s.report;
   r.path = s.path;
   r.bytes = in.bytes_given;
@@ -380,9 +288,7 @@ ParsedSource ParseSource(SourceBytes& in, const ParseLimits& limits, EventParser
   // Templates are about as long as the input; the layout stage shrinks them to fit.
   s.arena.reserve(in.size + in.size / 8);
   SourceParser p(in, s, parser, ticker);
-  if (s.cls.kind == Kind::kSystem) {
-    p.Metrics();
-  } else if (!p.Trace(limits.max_depth)) {
+  if (!p.Lines() && !p.Trace(limits.max_depth)) {
     r.included = false;
     r.note = "not a trace";
   }

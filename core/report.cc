@@ -59,6 +59,13 @@ std::string WindowText(const Report& r) {
   return s;
 }
 
+// {"format":"kineto","run":"job","host":"host-b","host_from":"host_name","rank":3,"device":"","domain":2}
+std::string IdentityJson(const Identity& id) {
+  return "{\"format\":" + Quote(FormatName(id.format)) + ",\"run\":" + Quote(id.run) + ",\"host\":" + Quote(id.host) +
+         ",\"host_from\":" + Quote(id.host_from) + ",\"rank\":" + std::to_string(id.rank) +
+         ",\"device\":" + Quote(id.device) + ",\"domain\":" + std::to_string(id.domain) + "}";
+}
+
 }  // namespace
 
 std::string Report::Summary() const {
@@ -140,6 +147,8 @@ std::string Report::ToJson() const {
          ",\"outside_window\":" + std::to_string(r.events_outside) +
          ",\"metadata_merged\":" + std::to_string(r.metadata_merged) +
          ",\"metadata_unused\":" + std::to_string(r.metadata_unused) + ",\"time_base\":" + Quote(r.time_base) +
+         ",\"time_base_kind\":" + Quote(BaseKindName(r.time_base_kind)) +
+         ",\"time_base_label\":" + Quote(BaseKindLabel(r.time_base_kind)) + ",\"identity\":" + (r.included ? IdentityJson(r.identity) : "null") +
          ",\"absolute\":" + (r.absolute ? "true" : "false") + ",\"offset_us\":" + std::to_string(r.offset_us) +
          ",\"aligned_us\":" + FormatMicros(r.aligned_ns) + ",\"placed_us\":" + FormatMicros(r.placed_ns) + ",\"clock\":";
     if (!r.clock_known) s += "null";
@@ -147,7 +156,7 @@ std::string Report::ToJson() const {
       s += "{\"shift_us\":" + FormatMicros(r.clock_shift_ns) + ",\"spread_us\":" + FormatMicros(r.clock_spread_ns) +
            ",\"anchors\":" + std::to_string(r.clock_anchors) + ",\"from\":" + Quote(r.clock_from) +
            ",\"reference\":" + Quote(r.clock_reference) + "}";
-    if (!r.label.empty()) s += ",\"label\":\"" + r.label + "\"";  // escaped already
+    s += ",\"label\":" + Quote(r.identity.group);  // what the page groups sources by
     s += "}";
   }
   s += "],\n\"warnings\":[";

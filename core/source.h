@@ -16,6 +16,7 @@
 
 #include "block_vector.h"
 #include "buffer.h"
+#include "formats/format.h"
 #include "kinds.h"
 #include "merger.h"
 #include "status.h"
@@ -61,17 +62,28 @@ inline int64_t Duration(const Event& e) { return IsPairPhase(e.ph) ? 0 : e.dur; 
 
 using Marks = std::vector<std::pair<int64_t, uint32_t>>;  // (step, event)
 
-// An event that ends at nearly the same instant on every rank that takes
-// part: a collective (align.h matches them across sources).
+// A symmetric collective (formats/collectives.h): it ends at nearly the same
+// instant on every rank that takes part (clock_check.cc matches them across
+// hosts by their key — and, without a sequence number, by their place).
 enum class AnchorTier : uint8_t {
   kKernel,    // an NCCL/RCCL kernel on a GPU stream (ncclDevKernel_*, ncclKernel_*)
-  kHorovod,   // a Horovod op (ALLREDUCE, …) in an smdebug or raw Horovod timeline; ends at its E
-  kHostOp,    // Kineto's record_param_comms / nccl:* on the CPU (they end when launched: rougher)
+  kHorovod,   // a Horovod op (ALLREDUCE, …) in an smdebug timeline; ends at its E
+  kHostOp,    // record_param_comms / nccl:* on the CPU (they end when launched: used only when they agree)
 };
 struct Anchor {
   uint32_t event = 0;
   AnchorTier tier = AnchorTier::kKernel;
-  std::string key;  // what names the collective across ranks (group, name, Seq when given)
+  bool seq = false;  // the key holds the collective's sequence number: its identity, not just its name
+  std::string key;   // what names the collective across ranks: group, op, name, Seq when given
+};
+
+// What a file says of itself, read by its format (formats/format.h).
+struct Said {
+  std::string base_time;  // a time base as written (Kineto's baseTimeNanoseconds)
+  std::string host;       // the host it names (Kineto's host_name), raw text
+  int64_t rank = -1;      // the rank it says (Kineto's distributedInfo.rank; -1: not said)
+  bool header = false;    // a clock header was seen (smdebug's): the events after it are based on it
+  int64_t header_base = 0;
 };
 
 struct ParsedSource {
@@ -86,16 +98,15 @@ struct ParsedSource {
   bool stored = false;        // templates moved to Options.store (arena empty)
   uint64_t stored_bytes = 0;
   uint64_t id_count = 0;      // distinct flow/async ids (output id = base + local number)
-  std::string base_time_ns;   // Kineto's baseTimeNanoseconds, as written
-  Marks step_marks, profiler_steps;  // pythontimeline step_num / ProfilerStep#N
-  std::vector<Anchor> anchors;       // collectives, in file order
-  int64_t rank = -1;                 // Kineto's distributedInfo.rank (-1: not said)
-  std::string host;                  // Kineto's host_name (JSON-escaped text)
-  bool merged_output = false;        // an earlier merge's output (its metadata says tracemerge)
-  bool has_pairs = false;            // B/E, b/e or S/F events
+  Said said;                  // what the file says of itself
+  StepKind step_kind = StepKind::kNone;
+  Marks steps;                  // its step marks, of step_kind (formats/format.h)
+  std::vector<Anchor> anchors;  // symmetric collectives, in file order
+  bool in_folder = false;       // found in a folder (dropped or walked), not named by itself
+  bool merged_output = false;   // an earlier merge's output (its metadata says tracemerge)
+  bool has_pairs = false;       // B/E, b/e or S/F events
   bool based_events = false, relative_events = false;  // has_ts events with based set / not
-  bool have_header = false;  // smdebug clock header seen
-  int64_t header_base = 0;
+  Identity identity;            // who recorded it (identity.h: set once every source is read)
   std::vector<Diagnostic> warnings;
 
   void Warn(Code code, uint64_t offset, std::string msg) { warnings.push_back({code, path, offset, std::move(msg)}); }

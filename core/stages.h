@@ -30,17 +30,22 @@ namespace tracemerge {
 struct Job {
   std::vector<ParsedSource> sources;
   int threads = 1;  // the stages may share their loops with this many threads (ForEach)
+  JobFacts facts;   // what the formats know of the job's files (identity.h)
+  size_t runs = 0;  // runs among the included sources (identity.h)
+  uint32_t domains = 0;  // clock domains (Identity::domain)
 };
 Job JoinSources(std::deque<ParsedSource> parsed, int threads);
 // The sources' warnings, in path order (taken out of them).
 std::vector<Diagnostic> TakeWarnings(Job& job);
 
+// ---- identity (identity.h): who recorded each source, the job's clock domains ----------------
+
 // ---- clocks (clocks.cc) --------------------------------------------------------------------
-// Every included source's times made absolute Unix ns: its time base (smdebug
-// header, TF sidecar, Kineto baseTimeNanoseconds, or Unix µs already) plus its
-// manual offset (by path: PathMatches). A source with no time base stays
-// relative (align.h then places it and warns NO_CLOCK). Sets
-// report.time_base, absolute, offset_us.
+// Every included source's times made absolute Unix ns: its time base, as its
+// format says (smdebug header, TF sidecar, Kineto baseTimeNanoseconds, or Unix
+// µs already), plus its manual offset (by path: PathMatches). A source with no
+// time base stays relative (align.h then places it and warns NO_CLOCK). Sets
+// report.time_base(_kind), absolute, offset_us. After IdentifySources.
 //   {ts 5 µs, baseTimeNanoseconds 1e18} → ts 1e18 + 5000 ns
 void ApplyClocks(Job& job, const std::vector<std::pair<std::string, int64_t>>& offsets_us);
 // Moves every timed event of s by ns (saturating; durations kept; metadata not before 0):
@@ -99,9 +104,6 @@ struct TrackPlan {
 // with group=phase; X slices that overlap without nesting get lanes (Event::lane),
 // each lane a thread "<name> #2", ….
 TrackPlan AssignTracks(Job& job, Group group);
-// How a source's processes are named, JSON-escaped: "rank 3 · host-b" when the
-// trace says (Kineto's distributedInfo.rank, host_name), else "<node> · <kind>".
-std::string SourceLabel(const ParsedSource& s);
 
 // One X slice of a thread, for the lane rule.
 struct LaneSlice {

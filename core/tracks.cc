@@ -54,11 +54,6 @@ struct OutThread {
 
 }  // namespace
 
-std::string SourceLabel(const ParsedSource& s) {
-  if (s.rank < 0) return JsonEscape(s.cls.node) + " · " + KindName(s.cls.kind);
-  return "rank " + std::to_string(s.rank) + (s.host.empty() ? "" : " · " + s.host);
-}
-
 TrackPlan AssignTracks(Job& job, Group group) {
   const size_t n = job.sources.size();
   // Which processes and threads have kept events.
@@ -73,8 +68,8 @@ TrackPlan AssignTracks(Job& job, Group group) {
       proc_used[i][s.threads[e.thread].proc] = true;
     }
   });
-  // Output processes and threads. smdebug rotates one stream over many files,
-  // so those join by (kind, node, pid); any other file is a source of its own.
+  // Output processes and threads: the files of one stream (identity.h: smdebug
+  // rotates one over many files) join by their original pid; never across runs.
   TrackPlan plan;
   plan.sources.resize(n);
   std::vector<OutThread> out_threads;
@@ -87,10 +82,8 @@ TrackPlan AssignTracks(Job& job, Group group) {
     SourceTracks& st = plan.sources[si];
     st.pid.assign(s.procs.size(), 0);
     st.tids.assign(s.threads.size(), {});
-    const bool joins = s.cls.kind != Kind::kOther;
-    const std::string stream = joins ? std::string(KindName(s.cls.kind)) + '\x1f' + s.cls.node
-                                     : "file\x1f" + std::to_string(si);
-    const std::string label = SourceLabel(s);
+    const std::string stream = s.identity.run + '\x1f' + s.identity.stream;
+    const std::string label = JsonEscape(s.identity.label);
     // A move by --align or to place a clockless source shows in its names.
     const int64_t moved = s.report.aligned_ns + s.report.placed_ns;
     const std::string suffix = !moved ? std::string()

@@ -13,7 +13,7 @@
 namespace tracemerge {
 namespace {
 
-constexpr std::string_view kMagic = "tmsrc3";
+constexpr std::string_view kMagic = "tmsrc4";
 
 // Writes what Fields() lists.
 struct Out {
@@ -82,7 +82,9 @@ struct In {
 template <class IO, class S>
 void Fields(IO& io, S& s) {
   io(s.path);
+  io.Int(s.in_folder);
   io.Int(s.cls.kind);
+  io.Int(s.cls.format);
   io(s.cls.node);
   io(s.cls.reason);
   io.Int(s.cls.quiet);
@@ -103,23 +105,24 @@ void Fields(IO& io, S& s) {
   io.Int(s.stored);
   io.Int(s.stored_bytes);
   io.Int(s.id_count);
-  io(s.base_time_ns);
   io.Events(s.events);
-  for (auto* marks : {&s.step_marks, &s.profiler_steps})
-    io.List(*marks, [&](auto& m) {
-      io.Int(m.first);
-      io.Int(m.second);
-    });
+  io.Int(s.step_kind);
+  io.List(s.steps, [&](auto& m) {
+    io.Int(m.first);
+    io.Int(m.second);
+  });
   io.List(s.anchors, [&](auto& a) {
     io.Int(a.event);
     io.Int(a.tier);
+    io.Int(a.seq);
     io(a.key);
   });
-  io.Int(s.rank);
-  io(s.host);
-  for (auto* flag : {&s.has_pairs, &s.based_events, &s.relative_events, &s.have_header, &s.merged_output})
-    io.Int(*flag);
-  io.Int(s.header_base);
+  io(s.said.base_time);
+  io(s.said.host);
+  io.Int(s.said.rank);
+  io.Int(s.said.header);
+  io.Int(s.said.header_base);
+  for (auto* flag : {&s.has_pairs, &s.based_events, &s.relative_events, &s.merged_output}) io.Int(*flag);
   io.List(s.warnings, [&](auto& d) {
     io.Int(d.code);
     io.Int(d.offset);
@@ -135,9 +138,9 @@ bool Consistent(const ParsedSource& s, size_t arena) {
     if (t.proc >= s.procs.size()) return false;
   for (const Event& e : s.events)
     if (e.offset > arena || e.length > arena - e.offset || e.thread >= s.threads.size()) return false;
-  for (const Marks* marks : {&s.step_marks, &s.profiler_steps})
-    for (auto& m : *marks)
-      if (m.second >= s.events.size()) return false;
+  for (auto& m : s.steps)
+    if (m.second >= s.events.size()) return false;
+  if (s.cls.format > FormatId::kChrome || s.step_kind > StepKind::kProfilerStep) return false;
   for (const Anchor& a : s.anchors)
     if (a.event >= s.events.size() || a.tier > AnchorTier::kHostOp) return false;
   return true;

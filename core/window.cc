@@ -6,6 +6,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "identity.h"
 #include "numbers.h"
 #include "worker_pool.h"
 #include "stages.h"
@@ -41,15 +42,14 @@ JobShape DescribeJob(const Job& job) {
     shape.start_ns = std::min(shape.start_ns, start);
     shape.end_ns = std::max(shape.end_ns, end);
   }
-  // pythontimeline step_num marks where there are any, else ProfilerStep#N slices.
-  bool python = false;
-  for (const ParsedSource& s : job.sources) python |= !s.step_marks.empty();
-  shape.steps_from = python ? "pythontimeline step_num" : "PyTorch ProfilerStep#N slices";
+  // pythontimeline step_num marks where there are any, else ProfilerStep#N slices (identity.h).
+  const StepKind kind = JobStepKind(job);
+  shape.steps_from = StepKindText(kind);
   // Each step at its first mark (by time, then canonical place), steps in that order.
   std::unordered_map<int64_t, std::tuple<int64_t, uint32_t, uint32_t>> first;  // step → (ts, source, index)
   for (uint32_t k = 0; k < job.sources.size(); k++) {
     const ParsedSource& s = job.sources[k];
-    for (auto [step, index] : python ? s.step_marks : s.profiler_steps) {
+    for (auto [step, index] : StepsOf(s, kind)) {
       const std::tuple<int64_t, uint32_t, uint32_t> at{s.events[index].ts, k, index};
       auto [it, added] = first.try_emplace(step, at);
       if (!added && at < it->second) it->second = at;

@@ -73,7 +73,7 @@ std::vector<Input> ReadTree(const std::string& dir) {
   std::string label = fs::path(dir).filename().string();
   for (auto& e : fs::recursive_directory_iterator(dir)) {
     if (!e.is_regular_file()) continue;
-    out.push_back({label + "/" + fs::relative(e.path(), dir).generic_string(), ReadFile(e.path().string())});
+    out.push_back({label + "/" + fs::relative(e.path(), dir).generic_string(), ReadFile(e.path().string()), true});
   }
   std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.name < b.name; });
   return out;
@@ -82,7 +82,7 @@ std::vector<Input> ReadTree(const std::string& dir) {
 MergeResult MergeInputs(const std::vector<Input>& inputs, const Options& options, size_t chunk) {
   Merger m(options);
   for (const Input& in : inputs) {
-    m.BeginSource(in.name);
+    m.BeginSource(in.name, 0, in.in_folder);
     size_t step = chunk ? chunk : std::max<size_t>(in.bytes.size(), 1);
     for (size_t i = 0; i < in.bytes.size(); i += step) m.AppendChunk(std::string_view(in.bytes).substr(i, step));
     m.EndSource();

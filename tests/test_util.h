@@ -20,8 +20,9 @@ std::string Gzip(const std::string& text);   // with the core's GzipWriter
 struct Input {
   std::string name;
   std::string bytes;
+  bool in_folder = false;  // found in a folder (Merger::BeginSource): its run is that folder
 };
-// Every regular file under a folder, named "<folder name>/<relative path>", sorted.
+// Every regular file under a folder, named "<folder name>/<relative path>", sorted, in_folder.
 std::vector<Input> ReadTree(const std::string& dir);
 
 struct MergeResult {

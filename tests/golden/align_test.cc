@@ -93,14 +93,14 @@ TEST_F(Align, KinetoRanksOnThreeHostsClocksEstimatedWithinMicrosecondsAndAligned
       const double want_us = -(truth.at(HostOf(s.path)) - truth.at("host-a"));
       EXPECT_NEAR(s.clock_shift_ns / 1000.0, want_us, 3.0) << s.path << " from " << s.clock_from;
       EXPECT_LT(s.clock_spread_ns, 3000) << s.path;
-      EXPECT_EQ(s.label.substr(0, 5), "rank ") << s.path;
+      EXPECT_EQ(s.identity.group.substr(0, 5), "rank ") << s.path;
     }
     Options scan;
     scan.scan_only = true;
     const MergeResult scanned = Merge(job, scan);
     ASSERT_EQ(scanned.report.sources.size(), plain.report.sources.size());
     for (size_t i = 0; i < scanned.report.sources.size(); i++)
-      EXPECT_EQ(scanned.report.sources[i].label, plain.report.sources[i].label) << "the page groups by it before a merge";
+      EXPECT_EQ(scanned.report.sources[i].identity.group, plain.report.sources[i].identity.group) << "the page groups by it before a merge";
     Options o;
     o.align = tracemerge::Align::kClocks;
     const MergeResult aligned = Merge(job, o);
@@ -144,11 +144,11 @@ TEST_F(Align, WithoutCollectivesItSaysSoAndMovesNothing) {
   EXPECT_EQ(r.output.substr(0, r.output.find("\"metadata\"")), plain.output.substr(0, plain.output.find("\"metadata\"")));
 }
 
-// Two runs recorded days apart, on one timeline: step 2 starts together.
+// Two runs recorded days apart, dropped as two folders, on one timeline: step 2 starts together.
 TEST_F(Align, TwoRunsSideBySideByTheirSteps) {
-  Generate("runs/monday", "--hosts 1 --ranks-per-host 1 --offsets-us 0 --seed 3");
-  Generate("runs/thursday", "--hosts 1 --ranks-per-host 1 --offsets-us 0 --seed 4 --base-us 1700259200000000");
-  const std::string runs = (dir_ / "runs").string();
+  std::vector<Input> runs = ReadTree(Generate("monday", "--hosts 1 --ranks-per-host 1 --offsets-us 0 --seed 3"));
+  for (Input& in : ReadTree(Generate("thursday", "--hosts 1 --ranks-per-host 1 --offsets-us 0 --seed 4 --base-us 1700259200000000")))
+    runs.push_back(std::move(in));
   for (bool by_window : {false, true}) {
     Options o;
     o.align = tracemerge::Align::kSteps;
@@ -156,7 +156,7 @@ TEST_F(Align, TwoRunsSideBySideByTheirSteps) {
       o.unit = Unit::kStep;
       o.start = 2;
     }
-    const MergeResult r = MergeInputs(ReadTree(runs), o);
+    const MergeResult r = MergeInputs(runs, o);
     ASSERT_FALSE(r.report.fatal) << r.report.fatal->ToString();
     ASSERT_EQ(r.report.align_step, by_window ? std::optional<int64_t>(2) : std::optional<int64_t>(0));
     // Each run's ProfilerStep#<step> starts at the same instant.

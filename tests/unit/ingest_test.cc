@@ -107,10 +107,12 @@ TEST(Parse, EventsTablesAndMarksOfATrace) {
   EXPECT_EQ(s.events[0].dur, 2000);
   EXPECT_EQ(s.procs.size(), 1u);
   EXPECT_EQ(s.procs[0].name, "trainer");
-  EXPECT_EQ(s.profiler_steps, (Marks{{3, 0}}));
+  EXPECT_EQ(s.steps, (Marks{{3, 0}}));
+  EXPECT_EQ(s.step_kind, StepKind::kProfilerStep);
   EXPECT_TRUE(s.has_pairs);
   EXPECT_EQ(s.id_count, 1u);
-  EXPECT_EQ(s.base_time_ns, "1000");
+  EXPECT_EQ(s.said.base_time, "1000");
+  EXPECT_EQ(s.cls.format, FormatId::kKineto) << "a trace whose keys say Kineto is Kineto's";
   ASSERT_EQ(s.warnings.size(), 1u);
   EXPECT_EQ(s.warnings[0].code, Code::kBadEvent);
   EXPECT_EQ(s.warnings[0].file, "r/rank-0.json");
@@ -152,7 +154,7 @@ TEST(Layout, AnOutOfOrderSourceIsPutInTimeOrderUnlessPairsNeedItsFileOrder) {
     for (const Event& ev : s.events) ts.push_back(ev.ts / 1000);
     EXPECT_EQ(ts, pairs ? (std::vector<int64_t>{30, 10, 20}) : (std::vector<int64_t>{10, 20, 30}));
     if (!pairs) {
-      EXPECT_EQ(s.step_marks, (Marks{{1, 0}})) << "marks follow their event";
+      EXPECT_EQ(s.steps, (Marks{{1, 0}})) << "marks follow their event";
       EXPECT_NE(s.arena.view().substr(s.events[0].offset, s.events[0].length).find("step_num"), std::string::npos);
     }
     EXPECT_EQ(input.capacity(), 0u) << "the input buffer is recycled";

@@ -1,4 +1,5 @@
 #include "kinds.h"
+#include "formats/tf_profiler.h"
 
 #include <gtest/gtest.h>
 

@@ -5,6 +5,7 @@
 #include <deque>
 #include <string>
 
+#include "identity.h"
 #include "layout.h"
 #include "parse.h"
 #include "stages.h"
@@ -27,7 +28,9 @@ Job MakeJob(const std::vector<Input>& inputs) {
     parsed.push_back(ParseSource(bytes, ParseLimits(), parser, nullptr));
     LayOut(parsed.back(), bytes.data, budget);
   }
-  return JoinSources(std::move(parsed), 1);
+  Job job = JoinSources(std::move(parsed), 1);
+  IdentifySources(job);
+  return job;
 }
 
 std::string Trace(const std::string& events, const std::string& extra = "") {

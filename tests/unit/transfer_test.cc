@@ -16,7 +16,9 @@ namespace {
 // Parses one input alone, as the second instance does, and exports it.
 std::string Exported(const Input& in, const Options& options) {
   Merger helper(options);
-  helper.AddSource(in.name, in.bytes);
+  helper.BeginSource(in.name, 0, in.in_folder);
+  helper.AppendChunk(in.bytes);
+  helper.EndSource();
   const std::string bytes(helper.ExportSource().view());
   EXPECT_TRUE(helper.ExportSource().empty()) << "exported twice: " << in.name;
   // The source has left the helper: what it would merge now lacks it.
@@ -39,7 +41,9 @@ MergeResult MergeWithHelper(const std::vector<Input>& inputs, const Options& opt
       late.push_back({m.ReserveArrival(), Exported(inputs[i], helper_options)});
       EXPECT_FALSE(late.back().second.empty()) << inputs[i].name;
     } else {
-      m.AddSource(inputs[i].name, inputs[i].bytes);
+      m.BeginSource(inputs[i].name, 0, inputs[i].in_folder);
+      m.AppendChunk(inputs[i].bytes);
+      m.EndSource();
     }
   }
   m.DoneReading();  // as the wasm merger's settle(): the last imports come after it

@@ -1,0 +1,77 @@
+// Any other Chrome/Perfetto trace-event JSON ({"traceEvents":[…]} or a bare
+// array): catapult, Perfetto's JSON, VizTracer, raw Horovod timelines, and
+// PyTorch traces that do not say so in their first bytes. Its times are
+// relative unless they already are Unix µs; nothing says its host, so it is a
+// clock of its own.
+//
+//   "job/viz.json" (times ~6.5e9 µs) → no clock (NO_CLOCK), run "job", label "viz · trace"
+//   "x.json" with every ts ≥ 1e15 µs (after 2001) → Unix µs in the file
+#include "formats/format.h"
+#include "source.h"
+#include "tokenizer.h"
+
+namespace tracemerge {
+namespace {
+
+constexpr int64_t kEpoch2001Ns = int64_t{1000000000} * 1000000000;  // 1e18 ns ≈ 2001-09-09
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+class Chrome final : public Format {
+ public:
+  FormatId id() const override { return FormatId::kChrome; }
+
+  bool Recognise(std::string_view path, std::string_view head, Classification* c) const override {
+    if (!LooksLikeJson(head)) return false;
+    const std::string_view base = BaseName(path);
+    c->kind = Kind::kOther;
+    c->node = FileLabel(base);
+    // As tracemerge and smdebug name their merged outputs.
+    c->earlier_output = EndsWith(base, "_merged_timeline.json") || EndsWith(base, "_merged_timeline.json.gz");
+    return true;
+  }
+
+  // A PyTorch trace cut or rewritten by another tool may not say what it is in
+  // its first bytes: its events and keys are read as Kineto's, and it is
+  // Kineto's once they say so (a step, a collective, its clock, rank or host).
+  void ReadEvent(ParsedSource& s, uint32_t index, char ph, const EventFields& f) const override {
+    KinetoFormat().ReadEvent(s, index, ph, f);
+  }
+  void ReadTop(ParsedSource& s, const TopLevel& top) const override {
+    KinetoFormat().ReadTop(s, top);
+    if (s.step_kind == StepKind::kProfilerStep || !s.anchors.empty() || !s.said.base_time.empty() ||
+        s.said.rank >= 0 || !s.said.host.empty())
+      s.cls.format = FormatId::kKineto;
+  }
+
+  TimeBase Clock(const ParsedSource& s, const JobFacts&) const override {
+    bool any = false;
+    for (const Event& e : s.events) {
+      if (!e.has_ts) continue;
+      if (e.ts < kEpoch2001Ns) return {};
+      any = true;
+    }
+    if (!any) return {};
+    return {BaseKind::kUnixMicros, 0, ""};
+  }
+
+  Identity Identify(const ParsedSource& s, const JobFacts&) const override {
+    Identity id;
+    id.run = DroppedFolder(s.path, s.in_folder);
+    id.node = s.cls.node;
+    id.stream = "file " + s.path + '#' + std::to_string(s.arrival);
+    id.label = s.cls.node + " · " + KindName(s.cls.kind);
+    return id;
+  }
+};
+
+}  // namespace
+
+const Format& ChromeFormat() {
+  static const Chrome format;
+  return format;
+}
+
+}  // namespace tracemerge

@@ -1,0 +1,33 @@
+#include "formats/collectives.h"
+
+#include <cctype>
+#include <string>
+
+namespace tracemerge {
+
+bool IsNcclKernel(std::string_view name) {
+  return name.rfind("ncclDevKernel_", 0) == 0 || name.rfind("ncclKernel_", 0) == 0;
+}
+
+std::string_view SymmetricOp(std::string_view name) {
+  // The operation's words: a kernel's after its prefix (up to the next '_' of
+  // its template: "AllReduce_Sum_f32_RING_LL"), a host op's after "nccl:".
+  std::string_view op = name;
+  bool kernel = false;
+  for (std::string_view prefix : {"ncclDevKernel_", "ncclKernel_"})
+    if (op.rfind(prefix, 0) == 0) op.remove_prefix(prefix.size()), kernel = true;
+  if (!kernel && op.rfind("nccl:", 0) == 0) op.remove_prefix(5);
+  if (kernel) op = op.substr(0, op.find('_'));
+  if (op.size() > 64) return "";
+  std::string words;  // lower case, without '_', ':' and a "_base"/"_into_tensor" tail
+  for (char c : op)
+    if (c != '_' && c != ':') words += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::string_view tail : {"base", "intotensor", "tensor", "coalesced"})
+    if (words.size() > tail.size() && words.compare(words.size() - tail.size(), tail.size(), tail) == 0)
+      words.resize(words.size() - tail.size());
+  for (std::string_view sym : {"allreduce", "allgather", "reducescatter", "barrier"})
+    if (words == sym) return sym;
+  return "";
+}
+
+}  // namespace tracemerge

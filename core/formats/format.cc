@@ -1,0 +1,95 @@
+// What the formats share: the registry, the names of time bases and step
+// kinds, and the parts of identities more than one format uses.
+#include "formats/format.h"
+
+#include <cctype>
+
+namespace tracemerge {
+namespace {
+
+bool AllDigits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+}  // namespace
+
+const Format& FormatOf(FormatId id) {
+  switch (id) {
+    case FormatId::kSmdebug: return SmdebugFormat();
+    case FormatId::kTfProfiler: return TfProfilerFormat();
+    case FormatId::kSystemMetrics: return SystemMetricsFormat();
+    case FormatId::kKineto: return KinetoFormat();
+    case FormatId::kNone:
+    case FormatId::kChrome: break;
+  }
+  return ChromeFormat();
+}
+
+const char* BaseKindName(BaseKind kind) {
+  switch (kind) {
+    case BaseKind::kNone: return "none";
+    case BaseKind::kSmdebugHeader: return "smdebug_header";
+    case BaseKind::kTfSidecar: return "tf_sidecar";
+    case BaseKind::kKinetoBase: return "kineto_base";
+    case BaseKind::kUnixMicros: return "unix_us";
+    case BaseKind::kUnixSeconds: return "unix_s";
+  }
+  return "none";
+}
+
+const char* BaseKindLabel(BaseKind kind) {
+  switch (kind) {
+    case BaseKind::kNone: return "none";
+    case BaseKind::kSmdebugHeader: return "smdebug header";
+    case BaseKind::kTfSidecar: return "TF .metadata";
+    case BaseKind::kKinetoBase: return "baseTimeNanoseconds";
+    case BaseKind::kUnixMicros: return "Unix µs in the file";
+    case BaseKind::kUnixSeconds: return "Unix seconds";
+  }
+  return "none";
+}
+
+const char* StepKindText(StepKind kind) {
+  switch (kind) {
+    case StepKind::kStepNum: return "pythontimeline step_num";
+    case StepKind::kProfilerStep:
+    case StepKind::kNone: break;
+  }
+  return "PyTorch ProfilerStep#N slices";
+}
+
+std::string SmdebugRoot(std::string_view path) {
+  for (std::string_view part : {"framework/", "system/incremental/"}) {
+    if (path.rfind(part, 0) == 0) return "";
+    const size_t at = path.find("/" + std::string(part));
+    if (at != std::string_view::npos) return std::string(path.substr(0, at));
+  }
+  return "";
+}
+
+std::string DroppedFolder(std::string_view path, bool in_folder) {
+  const size_t slash = path.find('/');
+  if (!in_folder || slash == std::string_view::npos) return "";
+  return std::string(path.substr(0, slash));
+}
+
+std::string HostOfNodeId(std::string_view node) {
+  const size_t dash = node.find('-');
+  if (dash != std::string_view::npos && dash + 1 < node.size() && AllDigits(node.substr(0, dash)))
+    return std::string(node.substr(dash + 1));
+  return std::string(node);
+}
+
+std::string FileLabel(std::string_view base) {
+  auto ends = [&](std::string_view ext) {
+    return base.size() > ext.size() && base.substr(base.size() - ext.size()) == ext;
+  };
+  for (std::string_view ext : {".gz", ".json", ".trace", ".pt"})
+    if (ends(ext)) base.remove_suffix(ext.size());
+  return std::string(base);
+}
+
+}  // namespace tracemerge

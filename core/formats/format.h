@@ -1,0 +1,138 @@
+// Input formats: what one producer's files mean. Each format is one module
+// (core/formats/<name>.cc, one test file each in tests/unit/formats_test.cc)
+// behind this small interface — recognise a file, read its clock header,
+// steps and collectives while it is parsed, say its time base and who
+// recorded it. The stages ask a source (its Identity, TimeBase, steps,
+// anchors) and never look at its kind or path themselves; adding a format is
+// one new file here, one line in Formats(), and its tests.
+//
+//   "job/framework/pevents/2020071317/1594662624718694_0-algo-1_pythontimeline.json"
+//     → smdebug: run "job", host "algo-1" (node id <rank|pid>-<host>), steps from args.step_num
+//   "ranks/ip-10-0-0-7_4242.1700000000123456789.pt.trace.json.gz" without host_name
+//     → kineto: run "ranks" (the dropped folder), host "ip-10-0-0-7" (PyTorch's default file name)
+//   "job/system/incremental/2020060500/1591160699.algo-1.json" → system_metrics: host "algo-1" (NodeId)
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "kinds.h"
+
+namespace tracemerge {
+
+struct ParsedSource;
+struct EventFields;
+struct TopLevel;
+class EventParser;
+
+// Who recorded a source (DESIGN.md, "Who recorded what"), decided by its
+// format once every source is read (a TF trace learns its node from its
+// sidecar), by IdentifySources (identity.h). Text is raw (not JSON-escaped).
+struct Identity {
+  FormatId format = FormatId::kNone;  // the module that read it (Kineto's once the trace says so)
+  std::string run;             // an smdebug job's root, else the dropped folder; "" for files given by themselves
+  std::string host;            // the machine whose clock wrote it; "" when nothing says
+  const char* host_from = "";  // what says so: "host_name", "file name", "node id", "NodeId", "TF sidecar"
+  int64_t rank = -1;           // the rank it says it is (-1: not said)
+  std::string device;          // the device it says it recorded ("GPU 0"), or ""
+  std::string node;            // the name its tracks carry: smdebug's node id, the file's label
+  std::string stream;          // files that continue one another (smdebug rotates a node's stream) share it
+  std::string label;           // its processes' names start with it: "rank 3 · host-b", "monday · 0-algo-1 · pythontimeline"
+  std::string group;           // what the page groups it under: "rank 3 · host-b", the node id ("0-algo-1")
+  uint32_t domain = 0;         // its clock domain in the job: one per (run, host); a source of its own when no host is known
+};
+
+// How a source's times become absolute Unix time.
+enum class BaseKind : uint8_t {
+  kNone,           // relative times (NO_CLOCK)
+  kSmdebugHeader,  // start_time_since_epoch_in_micros of the process_name header
+  kTfSidecar,      // the start in the name of the step's .metadata file
+  kKinetoBase,     // Kineto's baseTimeNanoseconds
+  kUnixMicros,     // times that already are Unix µs
+  kUnixSeconds,    // Unix seconds in each line (system metrics)
+};
+const char* BaseKindName(BaseKind kind);   // "none", "smdebug_header", "tf_sidecar", "kineto_base", "unix_us", "unix_s"
+const char* BaseKindLabel(BaseKind kind);  // what the page's table shows: "smdebug header", "TF .metadata", …
+struct TimeBase {
+  BaseKind kind = BaseKind::kNone;
+  int64_t base_ns = 0;  // added to the times read relative
+  std::string value;    // what it was read from: "1594662597687738", the sidecar's name, …
+};
+
+// Which marks are steps: every source's own kind; the job takes the first
+// kind (in this order) any source has, as the reference takes pythontimeline's.
+enum class StepKind : uint8_t {
+  kNone,
+  kStepNum,       // smdebug pythontimeline events' args.step_num
+  kProfilerStep,  // PyTorch's ProfilerStep#N slices
+};
+const char* StepKindText(StepKind kind);  // "pythontimeline step_num", "PyTorch ProfilerStep#N slices"
+
+// What the formats need to know of the other files of the job.
+struct JobFacts {
+  std::map<std::string, std::string> sidecars;  // TF step folder → its .metadata file's path
+};
+
+// What a format that reads its lines itself gets from the parse (parse.cc).
+class LineContext {
+ public:
+  virtual ~LineContext() = default;
+  virtual EventParser& parser() = 0;
+  // The source's thread of (pid, tid) text, added when new.
+  virtual uint32_t Thread(std::string_view pid, std::string_view tid) = 0;
+  // Progress at a byte offset; false once the merge is cancelled.
+  virtual bool Tick(uint64_t offset) = 0;
+};
+
+// Whether an event the format reads is a clock header.
+enum class Header { kNo, kTaken, kBad };
+
+class Format {
+ public:
+  virtual ~Format() = default;
+  virtual FormatId id() const = 0;
+  // A file by its name and first (inflated) bytes: true, with c's kind and
+  // node set, when it is this format's.
+  virtual bool Recognise(std::string_view path, std::string_view head, Classification* c) const = 0;
+
+  // While its events are parsed (parse.cc). A clock header that re-bases the
+  // events after it (kTaken: not an event; kBad: dropped, with the warning).
+  virtual Header ReadHeader(ParsedSource&, const EventFields&, uint64_t /*offset*/) const { return Header::kNo; }
+  // Each event indexed: its step mark, its collective (source.h Anchor).
+  virtual void ReadEvent(ParsedSource&, uint32_t /*index*/, char /*ph*/, const EventFields&) const {}
+  // The top-level keys, once the events are read.
+  virtual void ReadTop(ParsedSource&, const TopLevel&) const {}
+  // A format of JSON lines rather than trace events (system metrics) reads
+  // its lines itself, into events with their templates: true when it did.
+  virtual bool ReadLines(ParsedSource&, std::string_view /*data*/, LineContext&) const { return false; }
+
+  // Once every file is read: its time base and who recorded it.
+  virtual TimeBase Clock(const ParsedSource& s, const JobFacts& job) const = 0;
+  virtual Identity Identify(const ParsedSource& s, const JobFacts& job) const = 0;
+};
+
+// The format of a source (Classification::format).
+const Format& FormatOf(FormatId id);
+
+// The parts of identities the formats share.
+// "job/framework/pevents/…" → "job" (an smdebug job's root: what holds framework/ or system/), else "".
+std::string SmdebugRoot(std::string_view path);
+// A file given by itself: ""; found in a folder: the folder dropped (the path's first part).
+std::string DroppedFolder(std::string_view path, bool in_folder);
+// smdebug's node id "<rank or pid>-<host>" (smdebug's get_node_id) → "<host>"; else the id itself.
+std::string HostOfNodeId(std::string_view node);
+// "rank-0.json.gz" → "rank-0": a file's name as a label.
+std::string FileLabel(std::string_view base);
+
+// The modules, one file each.
+const Format& SmdebugFormat();        // smdebug.cc: pythontimeline, model_timeline, horovod_timeline
+const Format& TfProfilerFormat();     // tf_profiler.cc: TF traces and their .metadata sidecars
+const Format& SystemMetricsFormat();  // system_metrics.cc: smdebug's system metrics (JSON lines)
+const Format& KinetoFormat();         // kineto.cc: PyTorch profiler traces
+const Format& ChromeFormat();         // chrome.cc: any other Chrome/Perfetto trace-event JSON
+// "ip-10-0-0-7_4242.1700000000123456789.pt.trace.json.gz" → "ip-10-0-0-7" (PyTorch's default name); else "".
+std::string KinetoHostOfFileName(std::string_view base);
+
+}  // namespace tracemerge

@@ -1,0 +1,23 @@
+// The TF profiler module's file names (tf_profiler.cc), for its tests.
+//   ParseSidecar("j/000000000/80807-host_1596659864545103_1596659864854168.metadata")
+//     → {step_dir "j/000000000", node "80807-host", start_us 1596659864545103, end_us 1596659864854168}
+//   TfStepDir("j/000000000/plugins/profile/2020_08_05/host.trace.json.gz") → "j/000000000"
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tracemerge {
+
+struct Sidecar {
+  std::string step_dir;  // the folder that holds it; the TF traces under it take their clock from it
+  std::string node;      // smdebug's node id of the host that wrote them
+  int64_t start_us = 0;
+  int64_t end_us = 0;
+};
+std::optional<Sidecar> ParseSidecar(std::string_view path);
+std::string TfStepDir(std::string_view path);
+
+}  // namespace tracemerge
