@@ -3,6 +3,7 @@
 #include <map>
 
 #include "align.h"
+#include "clock_check.h"
 #include "identity.h"
 #include "numbers.h"
 
@@ -34,11 +35,11 @@ std::vector<std::map<int64_t, int64_t>> StepStarts(const Job& job) {
 std::vector<int64_t> StepShifts(const Job& job, std::optional<int64_t> step, Report* report,
                                 std::vector<Diagnostic>* warnings) {
   const auto starts = StepStarts(job);
-  std::map<std::string, std::map<int64_t, int64_t>> host_starts;  // host → step → first ts
-  std::vector<std::string> host_order;                            // (path order of their first source)
+  std::map<uint32_t, std::map<int64_t, int64_t>> host_starts;  // host (domain) → step → first ts
+  std::vector<uint32_t> host_order;                            // (path order of their first source)
   for (size_t i = 0; i < job.sources.size(); i++) {
     if (!job.sources[i].report.included) continue;
-    const std::string host = DomainKey(job.sources[i]);
+    const uint32_t host = job.sources[i].identity.domain;
     if (!host_starts.count(host)) host_order.push_back(host);
     auto& m = host_starts[host];
     for (auto [st, ts] : starts[i]) {
@@ -49,7 +50,7 @@ std::vector<int64_t> StepShifts(const Job& job, std::optional<int64_t> step, Rep
   std::vector<int64_t> shifts(job.sources.size(), 0);
   if (!step) {  // the first step every host with steps has
     const std::map<int64_t, int64_t>* first = nullptr;
-    for (const std::string& h : host_order)
+    for (uint32_t h : host_order)
       if (!host_starts[h].empty() && !first) first = &host_starts[h];
     if (first)
       for (auto [st, ts] : *first) {
@@ -67,8 +68,8 @@ std::vector<int64_t> StepShifts(const Job& job, std::optional<int64_t> step, Rep
   }
   report->align_step = step;
   std::optional<int64_t> at;  // where the reference host starts it
-  std::map<std::string, int64_t> host_shift;
-  for (const std::string& h : host_order) {
+  std::map<uint32_t, int64_t> host_shift;
+  for (uint32_t h : host_order) {
     auto it = host_starts[h].find(*step);
     if (it == host_starts[h].end()) continue;
     if (!at) at = it->second;
@@ -76,7 +77,7 @@ std::vector<int64_t> StepShifts(const Job& job, std::optional<int64_t> step, Rep
   }
   for (size_t i = 0; i < job.sources.size(); i++) {
     const ParsedSource& s = job.sources[i];
-    auto it = host_shift.find(DomainKey(s));
+    auto it = host_shift.find(s.identity.domain);
     if (it != host_shift.end()) shifts[i] = it->second;
     else if (s.report.included && !s.events.empty())
       warnings->push_back({Code::kNote, s.path, 0,
@@ -156,46 +157,42 @@ void PlaceClockless(Job& job) {
 }
 }  // namespace
 
+void CorrectSource(ParsedSource& s, const HostClock& clock) {
+  if (!clock.drift) return ShiftSource(s, SubNs(0, clock.offset_ns));
+  for (Event& e : s.events) {
+    if (!e.has_ts) continue;
+    const int64_t end = AddNs(e.ts, Duration(e));
+    e.ts = SubNs(e.ts, clock.OffsetAt(e.ts));
+    if (e.ph == 'M' && e.ts < 0) e.ts = 0;  // (Perfetto drops metadata before 0, as ShiftSource says)
+    if (!IsPairPhase(e.ph)) e.dur = std::max<int64_t>(0, SubNs(SubNs(end, clock.OffsetAt(end)), e.ts));
+  }
+}
+
 void AlignSources(Job& job, const Options& options, Report* report, std::vector<Diagnostic>* warnings) {
   report->align = options.align;
-  const std::vector<ClockEstimate> est = EstimateClocks(job);
-  // The estimates, in the reports.
-  for (size_t i = 0; i < job.sources.size(); i++) {
-    SourceReport& r = job.sources[i].report;
-    const ClockEstimate& c = est[i];
-    if (!c.known || !r.included) continue;
-    r.clock_known = true;
-    r.clock_shift_ns = c.shift_ns;
-    r.clock_spread_ns = c.spread_ns;
-    r.clock_anchors = c.anchors;
-    r.clock_from = c.from;
-    r.clock_reference = job.sources[c.reference].path;
-  }
-  WarnSkew(job, est, options.align == Align::kClocks);
+  const ClockCheck check = CheckClocks(job);
+  const bool clocks = options.align == Align::kClocks;
+  WarnClocks(job, check, clocks, warnings);
+  for (size_t i = 0; i < job.sources.size(); i++) job.sources[i].report.clock_host = check.host_of[i];
   std::vector<int64_t> shifts(job.sources.size(), 0);
-  if (options.align == Align::kClocks) {
-    // One shift per host: the median of its usable estimates.
-    std::map<std::string, std::vector<int64_t>> host;
-    for (size_t i = 0; i < job.sources.size(); i++) {
-      const ClockEstimate& c = est[i];
-      if (!c.known || c.anchors == 0) continue;
-      if (Usable(c)) host[DomainKey(job.sources[i])].push_back(c.shift_ns);
-      else if (job.sources[i].report.included)
-        job.sources[i].Warn(Code::kNote, 0,
-                            "--align clocks: its collectives' ends disagree too much to say its clock (spread " +
-                                FormatMicros(c.spread_ns) + " µs over " + std::to_string(c.anchors) + "); not moved");
+  if (clocks) {
+    size_t moved = 0;
+    for (const HostClock& hc : check.hosts) {
+      if (hc.status == HostClock::Status::kChecked) {
+        moved++;
+        for (uint32_t i : hc.sources) {
+          CorrectSource(job.sources[i], hc);
+          job.sources[i].report.aligned_ns = SubNs(0, hc.OffsetAt(hc.at_ns));
+        }
+      } else if (hc.status == HostClock::Status::kUnchecked && check.attempted) {
+        job.sources[hc.sources[0]].Warn(Code::kNote, 0, "--align clocks: " + hc.host + " not moved: " + hc.reason);
+      }
     }
-    bool matched = false;  // some source's collectives matched the reference's
-    for (size_t i = 0; i < job.sources.size(); i++) {
-      matched |= est[i].known && est[i].anchors > 0 && est[i].reference != i;
-      auto it = host.find(DomainKey(job.sources[i]));
-      if (it == host.end()) continue;
-      shifts[i] = LowerMedian(it->second);
-    }
-    if (!matched)
+    if (!moved)
       warnings->push_back({Code::kNote, "", 0,
-                           "--align clocks: no collectives (NCCL kernels, Horovod ops, record_param_comms, nccl:*) "
-                           "match across sources; nothing moved"});
+                           check.attempted ? "--align clocks: no host's clock could be checked; nothing moved"
+                                           : "--align clocks: no collectives (NCCL kernels, Horovod ops, "
+                                             "record_param_comms, nccl:*) to compare across hosts; nothing moved"});
   } else if (options.align == Align::kSteps) {
     std::optional<int64_t> step;
     if (options.unit == Unit::kStep && options.start) step = options.start;
@@ -206,6 +203,8 @@ void AlignSources(Job& job, const Options& options, Report* report, std::vector<
     job.sources[i].report.aligned_ns = shifts[i];
     ShiftSource(job.sources[i], shifts[i]);
   }
+  report->clock_hosts = check.hosts;
+  report->clock_attempted = check.attempted;
   PlaceClockless(job);
 }
 

@@ -27,7 +27,8 @@ std::string ResultJson(const Report& r, bool gzip) {
   std::string fatal = "null";
   if (r.fatal)
     fatal = "{\"code\":" + Str(CodeName(r.fatal->code)) + ",\"message\":" + Str(r.fatal->message) +
-            ",\"file\":" + Str(r.fatal->file) + ",\"offset\":" + std::to_string(r.fatal->offset) + "}";
+            ",\"file\":" + Str(r.fatal->file) + ",\"offset\":" + std::to_string(r.fatal->offset) +
+            ",\"at_byte\":" + Bool(r.fatal->AtByte()) + "}";
   return "{\"fatal\":" + fatal + ",\"summary\":" + Str(r.Summary()) + ",\"outputName\":" +
          Str(DefaultOutputName(r, gzip)) + ",\"eventsWritten\":" + std::to_string(r.events_written) +
          ",\"bytesWritten\":" + std::to_string(r.bytes_written) + ",\"report\":" + r.ToJson() + "}";
@@ -61,6 +62,18 @@ std::string WindowPreviewJson(const std::vector<std::string>& argv, const std::v
   if (w.end_step) s += ",\"end_step\":" + std::to_string(*w.end_step);
   if (w.start_ns != INT64_MIN && w.end_ns != INT64_MAX && w.end_ns < w.start_ns) s += ",\"empty\":true";
   return s + "}";
+}
+
+std::string CodeTableJson() {
+  std::string s = "[";
+  for (int c = 0; c <= static_cast<int>(Code::kLast); c++) {
+    const Code code = static_cast<Code>(c);
+    const OffsetIs o = OffsetOf(code);
+    s += std::string(c ? "," : "") + "{\"code\":" + Str(CodeName(code)) + ",\"severity\":" +
+         Str(SeverityName(SeverityOf(code))) + ",\"offset\":" +
+         Str(o == OffsetIs::kByte ? "byte" : o == OffsetIs::kByteWhenSet ? "byte_when_set" : "nothing") + "}";
+  }
+  return s + "]";
 }
 
 std::string KindTableJson() {

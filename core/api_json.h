@@ -25,6 +25,9 @@ std::string ClassifyJson(std::string_view path, std::string_view raw_head);
 //   {"error":null|"--start needs …","fatal":null|{code,message},"bounded":true,
 //    "start_us":…,"end_us":…,"start_step":2,"end_step":4}
 std::string WindowPreviewJson(const std::vector<std::string>& argv, const std::vector<std::string>& steps);
+// Every code, how grave it is and what its offset means (status.h):
+//   [{"code":"TRUNCATED","severity":"warning","offset":"byte"},…,{"code":"NOTE","severity":"note","offset":"byte_when_set"},…]
+std::string CodeTableJson();
 // The kinds the suffix filter knows: [{"key":"pythontimeline","only":"pythontimeline.json","label":"pythontimeline"},…]
 std::string KindTableJson();
 

@@ -1,47 +1,59 @@
-// The clock check: collectives matched across sources, each source's clock
-// estimated against a reference's (align.h), and the CLOCK_SKEW warnings.
+// The clock check (clock_check.h): collectives matched across hosts by their
+// identity, each host's clock estimated outward from its run's reference, and
+// the verdicts as CLOCK_SKEW warnings and notes (under --align clocks, align.cc
+// says per host what did not move).
+#include "clock_check.h"
+
 #include <algorithm>
 #include <array>
-#include <map>
+#include <cmath>
 #include <tuple>
+#include <map>
 #include <unordered_map>
 
-#include "align.h"
+#include "identity.h"
 #include "numbers.h"
 
 namespace tracemerge {
-
 namespace {
 
 constexpr size_t kTiers = 3;
-constexpr size_t kMinAnchors = 3;        // fewer say too little about a clock
+constexpr uint32_t kMinAnchors = 3;         // fewer say too little about a clock
+constexpr double kMaxSpreadNs = 50000;      // ends that agree worse than this say nothing of a clock
+constexpr double kMinSigmaNs = 250;         // the times' own grain (whole µs, Perfetto's 256 ns)
+constexpr double kAgreeNs = 10000;          // ends within this of the estimate agree with it, whatever their spread
+constexpr int64_t kMinDriftSpanNs = 1000000000;  // a rate needs a second of collectives
+constexpr int64_t kSkewFloorNs = 5000;      // below 5 µs a difference is not worth a warning
+
+const char* const kNoCollectives = "no collectives (NCCL kernels, Horovod ops, record_param_comms, nccl:*) to compare";
 
 const char* TierName(size_t tier) {
   static const char* const kNames[kTiers] = {"NCCL kernels", "Horovod ops", "host-side collectives"};
   return kNames[tier];
 }
 
-// The lower median of v, in place (reordered).
-int64_t Median(std::vector<int64_t>& v) {
-  auto mid = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  return *mid;
+std::string Micros(int64_t ns) { return (ns > 0 ? "+" : "") + FormatMicros(ns) + " µs"; }
+std::string Plain(double ns) { return FormatMicros(static_cast<int64_t>(std::llround(ns))); }
+
+// The median of v (reordered), as a double (the mean of the middle two).
+double Median(std::vector<double>& v) {
+  const size_t n = v.size(), mid = n / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  const double hi = v[mid];
+  if (n % 2) return hi;
+  return (hi + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid))) / 2;
 }
 
-// Anchors of one stream: by tier, the ends of each collective key, in time order.
-struct StreamAnchors {
-  std::vector<uint32_t> sources;  // job.sources indices, in path order
-  std::array<std::map<std::string, std::vector<int64_t>>, kTiers> ends;
-  size_t count() const {
-    size_t n = 0;
-    for (auto& tier : ends)
-      for (auto& [key, v] : tier) n += v.size();
-    return n;
-  }
+// One collective's end on one source.
+struct Obs {
+  uint32_t cid;     // which collective (same on every host that saw it)
+  uint32_t domain;  // its clock domain (Identity::domain)
+  int64_t end;      // ns, on its own clock
+  uint8_t tier;
 };
 
 // Each anchor's end: an X's ts + dur; a B's matching E (per thread, in file order).
-void CollectAnchors(const ParsedSource& s, std::vector<std::tuple<int64_t, size_t, std::string>>* out) {
+void EndsOf(const ParsedSource& s, std::vector<std::tuple<int64_t, uint8_t, std::string, bool>>* out) {
   std::unordered_map<uint32_t, int64_t> b_end;  // B event → its E's ts
   bool any_b = false;
   for (const Anchor& a : s.anchors) any_b |= s.events[a.event].ph == 'B';
@@ -71,233 +83,465 @@ void CollectAnchors(const ParsedSource& s, std::vector<std::tuple<int64_t, size_
       const Proc& p = s.procs[s.threads[e.thread].proc];  // Horovod: one pid per tensor
       key += '\x1f' + (p.name.empty() ? p.pid_text : p.name);
     }
-    out->push_back({end, static_cast<size_t>(a.tier), std::move(key)});
+    out->push_back({end, static_cast<uint8_t>(a.tier), std::move(key), a.seq});
   }
 }
 
-struct PairEstimate {
-  bool known = false;
-  int64_t shift_ns = 0, spread_ns = 0;
-  uint32_t anchors = 0;
-  size_t tier = 0;
+// The profiled steps a stream covers, as text ("10-12/3"): its own step marks,
+// else those of its host's other sources that fall within its span, else "".
+std::string StepsText(std::vector<int64_t> steps) {
+  if (steps.empty()) return "";
+  std::sort(steps.begin(), steps.end());
+  steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+  return std::to_string(steps.front()) + "-" + std::to_string(steps.back()) + "/" + std::to_string(steps.size());
+}
+
+// Matched ends of one host against the hosts already estimated: x the
+// collective's end on the reference's clock, y this host's end minus it.
+struct Pair {
+  double x, y;
 };
 
-PairEstimate FromDiffs(std::vector<int64_t> diffs, size_t tier) {
-  PairEstimate p;
-  if (diffs.size() < kMinAnchors) return p;
-  p.known = true;
-  p.tier = tier;
-  p.anchors = static_cast<uint32_t>(diffs.size());
-  p.shift_ns = Median(diffs);
-  for (int64_t& d : diffs) d = d > p.shift_ns ? SubNs(d, p.shift_ns) : SubNs(p.shift_ns, d);
-  p.spread_ns = Median(diffs);
-  return p;
+struct Fit {
+  bool ok = false;
+  std::string reason;
+  double offset = 0, rate = 0;  // y = offset + rate × (x − at)
+  double at = 0, sigma = 0, u_offset = 0, u_rate = 0;
+  bool drift = false;
+  uint32_t inliers = 0, matched = 0;
+  double first = 0, last = 0;
+};
+
+// Least squares of y on x over the pairs whose residual (from the line given)
+// is within w: the refined line. False when too few.
+bool Refine(const std::vector<Pair>& p, double w, Fit* f) {
+  double n = 0, sx = 0, sy = 0;
+  for (const Pair& q : p)
+    if (std::fabs(q.y - (f->offset + f->rate * (q.x - f->at))) <= w) n++, sx += q.x, sy += q.y;
+  if (n < 3) return false;
+  const double mx = sx / n, my = sy / n;
+  double sxx = 0, sxy = 0;
+  for (const Pair& q : p)
+    if (std::fabs(q.y - (f->offset + f->rate * (q.x - f->at))) <= w) sxx += (q.x - mx) * (q.x - mx), sxy += (q.x - mx) * (q.y - my);
+  if (sxx <= 0) return false;
+  f->rate = sxy / sxx;
+  f->offset = my;
+  f->at = mx;
+  return true;
 }
 
-using Seqs = std::map<std::string, std::vector<int64_t>>;
-
-// The k-th end of a collective matches the k-th on the other side: right when
-// both saw the same ones (the same profiled steps; Seq numbers make it sure).
-std::vector<int64_t> ByPlace(const Seqs& a, const Seqs& b) {
-  std::vector<int64_t> diffs;
-  for (auto& [key, ea] : a) {
-    auto it = b.find(key);
-    if (it == b.end()) continue;
-    for (size_t k = 0; k < ea.size() && k < it->second.size(); k++) diffs.push_back(SubNs(ea[k], it->second[k]));
-  }
-  return diffs;
+// The robust spread of the residuals from f's line (1.4826 × their median
+// absolute deviation, floored at the times' grain), and their median.
+double Sigma(const std::vector<Pair>& p, const Fit& f) {
+  std::vector<double> r;
+  r.reserve(p.size());
+  for (const Pair& q : p) r.push_back(q.y - (f.offset + f.rate * (q.x - f.at)));
+  const double med = Median(r);
+  for (double& v : r) v = std::fabs(v - med);
+  return std::max(1.4826 * Median(r), kMinSigmaNs);
 }
 
-// When they did not (a sampled trace, windows a few collectives apart): the
-// shift most end differences agree on (the densest kWindowNs of them, from up
-// to 64 of b's ends against all of a's), then each of b's ends matched to the
-// nearest of a's within kWindowNs of it.
-constexpr int64_t kWindowNs = 50000;
-std::vector<int64_t> ByNearest(const Seqs& a, const Seqs& b) {
-  size_t total = 0;
-  for (auto& [key, eb] : b) total += eb.size();
-  const size_t every = std::max<size_t>(1, total / 64);
-  std::vector<int64_t> candidates;
-  size_t k = 0;
-  for (auto& [key, eb] : b) {
-    auto it = a.find(key);
-    for (int64_t end : eb)
-      if (k++ % every == 0 && it != a.end())
-        for (int64_t ea : it->second) candidates.push_back(SubNs(ea, end));
+// An offset (and, over a long span, a rate) from the matched ends — or why
+// they do not tell one. gap: the median spacing of the collectives' ends.
+Fit FitClock(std::vector<Pair> p, double gap) {
+  Fit f;
+  if (p.size() < kMinAnchors)
+    return f.reason = "only " + std::to_string(p.size()) + " matched collective end" + (p.size() == 1 ? "" : "s") +
+                      " (" + std::to_string(kMinAnchors) + " needed)",
+           f;
+  std::sort(p.begin(), p.end(), [](const Pair& a, const Pair& b) { return a.x < b.x; });
+  f.matched = static_cast<uint32_t>(p.size());
+  f.first = p.front().x;
+  f.last = p.back().x;
+  // The offset alone: the median difference.
+  {
+    std::vector<double> y;
+    for (const Pair& q : p) y.push_back(q.y);
+    f.offset = Median(y);
   }
-  if (candidates.empty()) return {};
-  std::sort(candidates.begin(), candidates.end());
-  size_t best = 0, best_n = 0;
-  for (size_t lo = 0, hi = 0; lo < candidates.size(); lo++) {
-    while (hi < candidates.size() && SubNs(candidates[hi], candidates[lo]) <= kWindowNs) hi++;
-    if (hi - lo > best_n) best = lo, best_n = hi - lo;
-  }
-  std::vector<int64_t> dense(candidates.begin() + static_cast<std::ptrdiff_t>(best),
-                             candidates.begin() + static_cast<std::ptrdiff_t>(best + best_n));
-  const int64_t shift = Median(dense);
-  std::vector<int64_t> diffs;
-  for (auto& [key, eb] : b) {
-    auto it = a.find(key);
-    if (it == a.end()) continue;
-    const std::vector<int64_t>& ea = it->second;
-    for (int64_t end : eb) {
-      const int64_t want = AddNs(end, shift);
-      auto at = std::lower_bound(ea.begin(), ea.end(), want);
-      int64_t near = INT64_MAX;
-      if (at != ea.end()) near = *at;
-      if (at != ea.begin() && (near == INT64_MAX || SubNs(want, at[-1]) < SubNs(near, want))) near = at[-1];
-      if (near != INT64_MAX && (near > want ? SubNs(near, want) : SubNs(want, near)) <= kWindowNs) diffs.push_back(SubNs(near, end));
+  f.at = 0;
+  double sigma = Sigma(p, f);
+  // A rate, when the collectives span long enough: the two halves' medians
+  // (robust to the odd wrong match), refined by least squares over the ends
+  // that agree with it; kept when it explains them beyond their noise.
+  if (p.size() >= 8 && f.last - f.first >= kMinDriftSpanNs) {
+    const size_t half = p.size() / 2;
+    std::vector<double> xl, yl, xh, yh;
+    for (size_t i = 0; i < p.size(); i++) (i < half ? xl : xh).push_back(p[i].x), (i < half ? yl : yh).push_back(p[i].y);
+    const double dx = Median(xh) - Median(xl);
+    Fit line = f;
+    line.at = (f.first + f.last) / 2;
+    line.rate = dx > 0 ? (Median(yh) - Median(yl)) / dx : 0;
+    {
+      std::vector<double> a;
+      for (const Pair& q : p) a.push_back(q.y - line.rate * (q.x - line.at));
+      line.offset = Median(a);
+    }
+    double s = Sigma(p, line);
+    for (int round = 0; round < 3 && Refine(p, std::max(4 * s, kAgreeNs), &line); round++) s = Sigma(p, line);
+    double sxx = 0, n = 0;
+    for (const Pair& q : p)
+      if (std::fabs(q.y - (line.offset + line.rate * (q.x - line.at))) <= std::max(4 * s, kAgreeNs))
+        sxx += (q.x - line.at) * (q.x - line.at), n++;
+    const double u_rate = sxx > 0 ? s / std::sqrt(sxx) : INFINITY;
+    if (s < sigma && std::fabs(line.rate) > 4 * u_rate && std::fabs(line.rate) * (f.last - f.first) > 3 * s) {
+      f = line;
+      f.drift = true;
+      f.u_rate = u_rate;
+      sigma = s;
     }
   }
-  return diffs;
+  f.sigma = sigma;
+  const double w = std::max(4 * sigma, kAgreeNs);
+  auto agree = [&](double shift) {
+    uint32_t k = 0;
+    for (const Pair& q : p)
+      k += std::fabs(q.y - (f.offset + f.rate * (q.x - f.at)) - shift) <= w;
+    return k;
+  };
+  f.inliers = agree(0);
+  if (sigma > kMaxSpreadNs)
+    return f.reason = "their ends disagree by " + Plain(sigma) + " µs (a spread over " + Plain(kMaxSpreadNs) +
+                      " µs says nothing of a clock)",
+           f;
+  if (f.inliers < kMinAnchors || 2 * f.inliers < p.size())
+    return f.reason = "only " + std::to_string(f.inliers) + " of " + std::to_string(p.size()) +
+                      " matched ends agree on one offset",
+           f;
+  // The null model: as many ends should not agree at shifts a few collectives
+  // away (ends matched to the wrong occurrence, or unrelated ends, agree about
+  // as well at any shift).
+  const double step = std::max(gap, 2 * w + 1);
+  uint32_t null_max = 0;
+  for (int k : {-3, -2, -1, 1, 2, 3}) null_max = std::max(null_max, agree(k * step));
+  if (f.inliers < 3 * null_max + kMinAnchors)
+    return f.reason = "their ends agree no better than at other shifts (" + std::to_string(f.inliers) + " at the best, " +
+                      std::to_string(null_max) + " a few collectives away): cannot tell which collective is which",
+           f;
+  f.u_offset = 1.2533 * sigma / std::sqrt(static_cast<double>(f.inliers));
+  f.ok = true;
+  return f;
 }
-
-// The shift that lines b up with a, from the best tier both have enough of:
-// by place when that agrees (a spread under kWindowNs), else by nearest ends.
-PairEstimate Pair(const StreamAnchors& a, const StreamAnchors& b) {
-  for (size_t t = 0; t < kTiers; t++) {
-    PairEstimate place = FromDiffs(ByPlace(a.ends[t], b.ends[t]), t);
-    if (place.known && place.spread_ns <= kWindowNs) return place;
-    PairEstimate near = FromDiffs(ByNearest(a.ends[t], b.ends[t]), t);
-    if (near.known && (!place.known || near.spread_ns < place.spread_ns)) return near;
-    if (place.known) return place;
-  }
-  return {};
-}
-
-std::string Micros(int64_t ns) { return (ns > 0 ? "+" : "") + FormatMicros(ns) + " µs"; }
 
 }  // namespace
 
-std::string StreamKey(const ParsedSource& s) { return s.identity.run + '\x1f' + s.identity.stream; }
+int64_t HostClock::OffsetAt(int64_t t) const {
+  if (!drift) return offset_ns;
+  return offset_ns + static_cast<int64_t>(std::llround(rate_ppm * 1e-6 * static_cast<double>(SubNs(t, at_ns))));
+}
 
-std::string DomainKey(const ParsedSource& s) { return std::to_string(s.identity.domain); }
+int64_t HostClock::Worst() const {
+  const int64_t a = OffsetAt(first_ns), b = OffsetAt(last_ns);
+  return std::max(a < 0 ? SubNs(0, a) : a, b < 0 ? SubNs(0, b) : b);
+}
 
-std::vector<ClockEstimate> EstimateClocks(const Job& job) {
+ClockCheck CheckClocks(const Job& job) {
+  ClockCheck check;
   const size_t n = job.sources.size();
-  std::vector<ClockEstimate> out(n);
-  // Streams and their anchors, places counted over the whole stream.
-  std::map<std::string, size_t> stream_of;
-  std::vector<StreamAnchors> streams;
-  std::vector<size_t> source_stream(n);
-  std::vector<std::vector<std::tuple<int64_t, size_t, std::string>>> pooled;
+  check.host_of.assign(n, -1);
+  // The hosts: one per clock domain, in path order of their first source.
+  std::vector<int32_t> host_of_domain(job.domains, -1);
   for (uint32_t i = 0; i < n; i++) {
     const ParsedSource& s = job.sources[i];
-    auto [it, added] = stream_of.try_emplace(StreamKey(s), streams.size());
-    if (added) {
-      streams.emplace_back();
-      pooled.emplace_back();
+    if (!s.report.included || s.events.empty()) continue;
+    int32_t& h = host_of_domain[s.identity.domain];
+    if (h < 0) {
+      h = static_cast<int32_t>(check.hosts.size());
+      HostClock hc;
+      hc.run = s.identity.run;
+      const Identity& id = s.identity;
+      hc.host = !id.host.empty() ? id.host : id.rank >= 0 ? "rank " + std::to_string(id.rank) : id.node;
+      check.hosts.push_back(std::move(hc));
     }
-    source_stream[i] = it->second;
-    streams[it->second].sources.push_back(i);
-    if (s.report.included) CollectAnchors(s, &pooled[it->second]);
+    check.hosts[h].sources.push_back(i);
+    check.host_of[i] = h;
   }
-  for (size_t k = 0; k < streams.size(); k++) {
-    auto& list = pooled[k];
-    std::sort(list.begin(), list.end());
-    for (auto& [end, tier, key] : list) streams[k].ends[tier][key].push_back(end);
-  }
-  // The reference: the stream of the lowest rank, else of the first node
-  // (smdebug's files sort by their end time, not their node), else the first path.
-  size_t ref = streams.size();
-  std::tuple<int64_t, std::string, uint32_t> best{INT64_MAX, "", UINT32_MAX};
-  for (size_t k = 0; k < streams.size(); k++) {
-    if (streams[k].count() == 0) continue;
-    const ParsedSource& s = job.sources[streams[k].sources[0]];
-    std::tuple<int64_t, std::string, uint32_t> at{s.identity.rank >= 0 ? s.identity.rank : INT64_MAX, s.identity.node, streams[k].sources[0]};
-    if (ref == streams.size() || at < best) best = std::move(at), ref = k;
-  }
-  std::vector<PairEstimate> est(streams.size());
-  if (ref < streams.size()) {
-    est[ref] = {true, 0, 0, static_cast<uint32_t>(streams[ref].count()), 0};
-    // Outward from the reference: each time, the unplaced stream with the
-    // most anchors shared with a placed one joins, through it.
-    for (;;) {
-      size_t pick = streams.size();
-      PairEstimate through;
-      for (size_t u = 0; u < streams.size(); u++) {
-        if (est[u].known || streams[u].count() == 0) continue;
-        for (size_t a = 0; a < streams.size(); a++) {
-          if (!est[a].known) continue;
-          PairEstimate p = Pair(streams[a], streams[u]);
-          if (!p.known) continue;
-          p.shift_ns = AddNs(p.shift_ns, est[a].shift_ns);
-          if (pick == streams.size() || p.tier < through.tier || (p.tier == through.tier && p.anchors > through.anchors))
-            pick = u, through = p;
-        }
+  const size_t hosts = check.hosts.size();
+  // Each host's collective ends, named by their identity.
+  std::vector<Obs> obs;
+  std::unordered_map<std::string, uint32_t> cid_of;
+  {
+    // Streams (rotated files pooled) and the steps each covers.
+    std::map<std::string, std::vector<uint32_t>> streams;  // run + stream → sources
+    for (uint32_t i = 0; i < n; i++)
+      if (check.host_of[i] >= 0 && !job.sources[i].anchors.empty())
+        streams[job.sources[i].identity.run + '\x1f' + job.sources[i].identity.stream].push_back(i);
+    // Step marks per host (any kind), for streams without their own.
+    std::vector<std::vector<std::pair<int64_t, int64_t>>> host_steps(hosts);  // (ts, step)
+    for (uint32_t i = 0; i < n; i++)
+      if (check.host_of[i] >= 0)
+        for (auto [step, ev] : job.sources[i].steps) host_steps[check.host_of[i]].push_back({job.sources[i].events[ev].ts, step});
+    for (auto& [name, members] : streams) {
+      const uint32_t h = static_cast<uint32_t>(check.host_of[members[0]]);
+      std::vector<std::tuple<int64_t, uint8_t, std::string, bool>> ends;
+      std::vector<int64_t> own;
+      for (uint32_t i : members) {
+        EndsOf(job.sources[i], &ends);
+        for (auto [step, ev] : job.sources[i].steps) own.push_back(step);
       }
-      if (pick == streams.size()) break;
-      est[pick] = through;
+      if (ends.empty()) continue;
+      std::sort(ends.begin(), ends.end());
+      if (own.empty()) {
+        const int64_t lo = std::get<0>(ends.front()), hi = std::get<0>(ends.back());
+        for (auto [ts, step] : host_steps[h])
+          if (ts >= lo && ts <= hi) own.push_back(step);
+      }
+      const std::string steps = StepsText(std::move(own));
+      std::map<std::string, uint32_t> place;  // (tier, key) → occurrences so far
+      for (auto& [end, tier, key, seq] : ends) {
+        std::string cid = job.sources[members[0]].identity.run + '\x1f' + char('0' + tier) + '\x1f' + key;
+        if (!seq) cid += "\x1fsteps " + steps + "\x1f#" + std::to_string(place[cid]++);
+        const uint32_t id = cid_of.try_emplace(std::move(cid), static_cast<uint32_t>(cid_of.size())).first->second;
+        obs.push_back({id, h, end, tier});
+      }
     }
   }
-  // Per source: its stream's estimate; else its host's (the median of the
-  // estimated streams on it).
-  std::map<std::string, std::vector<int64_t>> host_shifts;
-  for (uint32_t i = 0; i < n; i++)
-    if (est[source_stream[i]].known && streams[source_stream[i]].sources[0] == i)
-      host_shifts[DomainKey(job.sources[i])].push_back(est[source_stream[i]].shift_ns);
-  const uint32_t ref_source = ref < streams.size() ? streams[ref].sources[0] : 0;
-  for (uint32_t i = 0; i < n; i++) {
-    const PairEstimate& e = est[source_stream[i]];
-    ClockEstimate& c = out[i];
-    c.reference = ref_source;
-    if (e.known && e.anchors > 0) {
-      c = {true, e.shift_ns, e.spread_ns, e.anchors, ref_source, TierName(e.tier)};
-    } else if (auto it = host_shifts.find(DomainKey(job.sources[i])); it != host_shifts.end()) {
-      std::vector<int64_t> shifts = it->second;
-      c = {true, Median(shifts), 0, 0, ref_source, "its host"};
+  // The hosts that saw each collective; collectives seen on one host only say nothing.
+  const size_t cids = cid_of.size();
+  std::unordered_map<std::string, uint32_t>().swap(cid_of);
+  std::vector<uint32_t> cid_hosts(cids, 0), cid_last(cids, UINT32_MAX);
+  for (const Obs& o : obs)
+    if (cid_last[o.cid] != o.domain) cid_last[o.cid] = o.domain, cid_hosts[o.cid]++;
+  // (a host's several ranks see a collective in turn: counted once per host, as obs are by stream)
+  std::vector<std::array<uint64_t, kTiers>> shares(hosts, std::array<uint64_t, kTiers>{});
+  std::vector<std::array<uint32_t, kTiers>> has(hosts, std::array<uint32_t, kTiers>{});
+  for (const Obs& o : obs) {
+    has[o.domain][o.tier]++;
+    if (cid_hosts[o.cid] > 1) shares[o.domain][o.tier] += cid_hosts[o.cid] - 1;
+  }
+  // Obs of each collective, grouped (a counting sort by cid).
+  std::vector<uint32_t> start(cids + 1, 0);
+  for (const Obs& o : obs) start[o.cid + 1]++;
+  for (size_t c = 0; c < cids; c++) start[c + 1] += start[c];
+  std::vector<uint32_t> by_cid(obs.size());
+  {
+    std::vector<uint32_t> fill(start.begin(), start.end() - 1);
+    for (uint32_t k = 0; k < obs.size(); k++) by_cid[fill[obs[k].cid]++] = k;
+  }
+  // Each host's obs, in order.
+  std::vector<std::vector<uint32_t>> host_obs(hosts);
+  for (uint32_t k = 0; k < obs.size(); k++) host_obs[obs[k].domain].push_back(k);
+
+  // Per run: the reference, then the others outward from it.
+  std::map<std::string, std::vector<uint32_t>> runs;
+  for (uint32_t h = 0; h < hosts; h++) runs[check.hosts[h].run].push_back(h);
+  std::vector<Fit> fits(hosts);
+  std::vector<std::string> why(hosts);
+  for (auto& [run, members] : runs) {
+    if (members.size() < 2) {  // one clock: nothing to compare
+      for (uint32_t h : members) check.hosts[h].status = HostClock::Status::kReference;
+      continue;
+    }
+    // The best tier any two hosts share; the reference shares the most of it.
+    size_t tier = kTiers;
+    for (size_t t = 0; t < kTiers && tier == kTiers; t++)
+      for (uint32_t h : members)
+        if (shares[h][t]) tier = t;
+    auto absolute = [&](uint32_t h) { return job.sources[check.hosts[h].sources[0]].report.absolute; };
+    auto rank = [&](uint32_t h) {
+      int64_t r = INT64_MAX;
+      for (uint32_t i : check.hosts[h].sources)
+        if (job.sources[i].identity.rank >= 0) r = std::min(r, job.sources[i].identity.rank);
+      return r;
+    };
+    // (ties: an absolute clock, then the lowest rank, then the first host by name)
+    auto better = [&](uint32_t a, uint32_t b) {
+      const uint64_t sa = tier < kTiers ? shares[a][tier] : 0, sb = tier < kTiers ? shares[b][tier] : 0;
+      if (absolute(a) != absolute(b)) return absolute(a);
+      if (sa != sb) return sa > sb;
+      if (rank(a) != rank(b)) return rank(a) < rank(b);
+      return check.hosts[a].host < check.hosts[b].host;
+    };
+    uint32_t ref = members[0];
+    for (uint32_t h : members)
+      if (better(h, ref)) ref = h;
+    for (uint32_t h : members) check.hosts[h].reference = check.hosts[ref].host;
+    check.hosts[ref].status = HostClock::Status::kReference;
+    bool any_anchor = false;
+    for (uint32_t h : members)
+      for (size_t t = 0; t < kTiers; t++) any_anchor |= has[h][t] > 0;
+    if (tier == kTiers) {  // nothing shared
+      for (uint32_t h : members)
+        if (h != ref)
+          why[h] = host_obs[h].empty() ? kNoCollectives
+                                       : "it shares no collective with another host (the same group and Seq, or "
+                                         "the same steps profiled)";
+      check.attempted |= any_anchor;
+      continue;
+    }
+    check.attempted = true;
+    // Tier by tier: a host keeps the best tier's estimate; the hosts estimated
+    // so far are what the next ones are measured through.
+    std::vector<bool> done(hosts, false);
+    done[ref] = true;
+    for (size_t t = 0; t < kTiers; t++) {
+      std::vector<bool> in(done);  // estimated: their corrected ends make a collective's end
+      std::vector<uint32_t> layer;
+      for (uint32_t h : members)
+        if (done[h]) layer.push_back(h);
+      std::vector<bool> expanded(cids, false), queued(hosts, false);
+      std::vector<double> cid_median(cids, NAN), cid_u(cids, 0);
+      auto corrected = [&](const Obs& o) {
+        if (o.domain == ref) return static_cast<double>(o.end);
+        const Fit& f = fits[o.domain];
+        return static_cast<double>(o.end) - (f.offset + f.rate * (static_cast<double>(o.end) - f.at));
+      };
+      auto u2 = [&](uint32_t h) { return h == ref ? 0.0 : fits[h].u_offset * fits[h].u_offset; };
+      while (!layer.empty()) {
+        // The hosts that share a collective with this layer come next, measured
+        // against the collectives' ends on the reference's clock: the median of
+        // the corrected ends of the hosts estimated before them.
+        std::vector<uint32_t> next;
+        for (uint32_t h : layer)
+          for (uint32_t k : host_obs[h]) {
+            const uint32_t c = obs[k].cid;
+            if (obs[k].tier != t || expanded[c] || cid_hosts[c] < 2) continue;
+            expanded[c] = true;
+            for (uint32_t j = start[c]; j < start[c + 1]; j++) {
+              const uint32_t g = obs[by_cid[j]].domain;
+              if (!in[g] && !queued[g]) queued[g] = true, next.push_back(g);
+            }
+          }
+        std::fill(cid_median.begin(), cid_median.end(), NAN);
+        std::vector<uint32_t> accepted;
+        for (uint32_t h : next) {
+          std::vector<Pair> pairs;
+          std::vector<double> xs;
+          double u_parents = 0;
+          for (uint32_t k : host_obs[h]) {
+            const Obs& o = obs[k];
+            if (o.tier != t || cid_hosts[o.cid] < 2) continue;
+            double& med = cid_median[o.cid];
+            if (std::isnan(med)) {
+              std::vector<double> v;
+              double u = 0;
+              for (uint32_t j = start[o.cid]; j < start[o.cid + 1]; j++) {
+                const Obs& e = obs[by_cid[j]];
+                if (in[e.domain]) v.push_back(corrected(e)), u += u2(e.domain);
+              }
+              if (v.empty()) continue;
+              cid_u[o.cid] = u / static_cast<double>(v.size());
+              med = Median(v);
+            }
+            pairs.push_back({med, static_cast<double>(o.end) - med});
+            xs.push_back(med);
+            u_parents += cid_u[o.cid];
+          }
+          if (pairs.empty()) continue;
+          std::sort(xs.begin(), xs.end());
+          xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+          std::vector<double> gaps;
+          for (size_t i = 1; i < xs.size(); i++) gaps.push_back(xs[i] - xs[i - 1]);
+          const double gap = gaps.empty() ? 0 : Median(gaps);
+          u_parents /= static_cast<double>(pairs.size());
+          Fit f = FitClock(std::move(pairs), gap);
+          if (f.ok && absolute(h) && absolute(ref)) {
+            // Between two absolute clocks, a shift beyond the time both recorded is a wrong match.
+            auto span = [&](uint32_t x) {
+              std::pair<int64_t, int64_t> s{INT64_MAX, INT64_MIN};
+              for (uint32_t i : check.hosts[x].sources)
+                for (const Event& e : job.sources[i].events)
+                  if (e.has_ts && e.ph != 'M') s.first = std::min(s.first, e.ts), s.second = std::max(s.second, AddNs(e.ts, e.dur));
+              return s;
+            };
+            const auto a = span(h), b = span(ref);
+            const double overlap = static_cast<double>(std::min(a.second, b.second)) - static_cast<double>(std::max(a.first, b.first));
+            if (overlap > 0 && std::fabs(f.offset) > overlap) {
+              f.ok = false;
+              f.reason = "the shift its collectives suggest (" + Plain(f.offset) + " µs) is longer than the " +
+                         Plain(overlap) + " µs both hosts recorded: their collectives were matched wrongly";
+            }
+          }
+          if (!f.ok) {
+            if (why[h].empty()) why[h] = std::string("its ") + TierName(t) + ": " + f.reason;
+            continue;
+          }
+          f.u_offset = std::sqrt(f.u_offset * f.u_offset + u_parents);
+          fits[h] = f;
+          accepted.push_back(h);
+          HostClock& hc = check.hosts[h];
+          hc.status = HostClock::Status::kChecked;
+          hc.from = TierName(t);
+        }
+        for (uint32_t h : accepted) in[h] = done[h] = true;  // (after the layer: its hosts are measured alike)
+        layer = std::move(accepted);
+      }
+    }
+    for (uint32_t h : members)
+      if (h != ref && !done[h] && why[h].empty())
+        why[h] = host_obs[h].empty() ? kNoCollectives
+                                     : "it shares no collective with " + check.hosts[ref].host +
+                                           " or the hosts checked against it";
+  }
+  // Results.
+  for (uint32_t h = 0; h < hosts; h++) {
+    HostClock& hc = check.hosts[h];
+    if (hc.status == HostClock::Status::kUnchecked) {
+      hc.reason = why[h].empty() ? "no collectives to compare" : why[h];
+      continue;
+    }
+    if (hc.status != HostClock::Status::kChecked) continue;
+    const Fit& f = fits[h];
+    hc.anchors = f.inliers;
+    hc.matched = f.matched;
+    hc.offset_ns = static_cast<int64_t>(std::llround(f.offset));
+    hc.uncertainty_ns = static_cast<int64_t>(std::llround(f.u_offset));
+    hc.at_ns = static_cast<int64_t>(std::llround(f.drift ? f.at : f.first));
+    hc.drift = f.drift;
+    hc.rate_ppm = f.rate * 1e6;
+    hc.rate_uncertainty_ppm = f.u_rate * 1e6;
+    hc.first_ns = static_cast<int64_t>(std::llround(f.first));
+    hc.last_ns = static_cast<int64_t>(std::llround(f.last));
+    // Off beyond its noise somewhere in its span.
+    for (double t : {f.first, f.last}) {
+      const double off = f.offset + f.rate * (t - f.at);
+      const double u = std::sqrt(f.u_offset * f.u_offset + std::pow((t - f.at) * f.u_rate, 2));
+      hc.skew |= std::fabs(off) > std::max(3 * u, static_cast<double>(kSkewFloorNs));
     }
   }
-  for (uint32_t i = 0; i < n; i++)
-    if (source_stream[i] == ref) out[i].from = "the reference";
-  return out;
+  return check;
 }
 
-int64_t LowerMedian(std::vector<int64_t> v) { return Median(v); }
-
-bool Usable(const ClockEstimate& c) {
-  const int64_t off = c.shift_ns < 0 ? SubNs(0, c.shift_ns) : c.shift_ns;
-  return c.known && c.anchors > 0 && (c.spread_ns <= kWindowNs || off > 3 * c.spread_ns);
-}
-
-constexpr int64_t kSkewFloorNs = 5000;  // below 5 µs a difference is not worth a warning
-
-void WarnSkew(Job& job, const std::vector<ClockEstimate>& est, bool aligned) {
-  std::map<std::string, std::vector<size_t>> hosts;  // host → its estimated files
-  std::vector<std::string> order;
-  for (size_t i = 0; i < job.sources.size(); i++) {
-    if (!est[i].known || est[i].anchors == 0 || !job.sources[i].report.included) continue;
-    const std::string key = DomainKey(job.sources[i]);
-    if (!hosts.count(key)) order.push_back(key);
-    hosts[key].push_back(i);
+void WarnClocks(Job& job, const ClockCheck& check, bool aligned, std::vector<Diagnostic>* warnings) {
+  std::map<std::string, std::vector<const HostClock*>> unchecked;  // run → hosts
+  for (const HostClock& hc : check.hosts) {
+    ParsedSource& first = job.sources[hc.sources[0]];
+    if (hc.status == HostClock::Status::kUnchecked && check.attempted && !aligned) unchecked[hc.run].push_back(&hc);
+    if (hc.status != HostClock::Status::kChecked || !hc.skew) continue;
+    // A relative clock against an absolute one is off by decades: NO_CLOCK says so; --align clocks places it.
+    bool mixed = false;
+    for (const HostClock& r : check.hosts)
+      if (r.run == hc.run && r.status == HostClock::Status::kReference)
+        mixed = job.sources[r.sources[0]].report.absolute != first.report.absolute;
+    if (mixed && !aligned) continue;
+    const int64_t off = hc.offset_ns;
+    std::string what = "the clock of " + hc.host +
+                       (hc.sources.size() == 1 ? "" : " (" + std::to_string(hc.sources.size()) + " files)") +
+                       (aligned ? " was " : " is ") + FormatMicros(off < 0 ? SubNs(0, off) : off) + " µs ± " +
+                       FormatMicros(hc.uncertainty_ns) + " " + (off < 0 ? "behind" : "ahead of") + " that of " +
+                       hc.reference + ": " + hc.from + " end " + (off < 0 ? "earlier" : "later") + " there (" +
+                       std::to_string(hc.anchors) + " of " + std::to_string(hc.matched) + " matched ends agree)";
+    if (hc.drift)
+      what += ", and it " + std::string(hc.rate_ppm > 0 ? "gains " : "loses ") + Plain(std::fabs(hc.rate_ppm) * 1000) +
+              " ppm ± " + Plain(hc.rate_uncertainty_ppm * 1000) + " (" + Micros(hc.OffsetAt(hc.first_ns)) + " to " +
+              Micros(hc.OffsetAt(hc.last_ns)) + " over " + FormatMicros((hc.last_ns - hc.first_ns) / 1000000) + " s)";
+    what += aligned ? "; --align clocks moved " : "; --align clocks moves ";
+    what += (hc.sources.size() == 1 ? "it" : "them") + std::string(" by ") + Micros(SubNs(0, off)) +
+            (hc.drift ? " at its middle, by a line" : "");
+    first.Warn(aligned ? Code::kNote : Code::kClockSkew, 0, what);
   }
-  for (const std::string& key : order) {
-    const std::vector<size_t>& files = hosts[key];
-    std::vector<int64_t> shifts;
-    int64_t lo = INT64_MAX, hi = INT64_MIN, spread = 0;
-    uint32_t anchors = UINT32_MAX;
-    for (size_t i : files) {
-      shifts.push_back(est[i].shift_ns);
-      lo = std::min(lo, est[i].shift_ns);
-      hi = std::max(hi, est[i].shift_ns);
-      spread = std::max(spread, est[i].spread_ns);
-      anchors = std::min(anchors, est[i].anchors);
-    }
-    const int64_t shift = Median(shifts);
-    const int64_t off = shift < 0 ? SubNs(0, shift) : shift;
-    if (off <= std::max(3 * spread, kSkewFloorNs)) continue;
-    ParsedSource& first = job.sources[files[0]];
-    const ClockEstimate& c = est[files[0]];
-    const std::string& host = !first.identity.host.empty() ? first.identity.host : first.identity.node;
-    const std::string who = "the clock of " + host + (files.size() == 1 ? "" : " (" + std::to_string(files.size()) + " files)");
-    const std::string range = lo == hi ? FormatMicros(off) : FormatMicros(lo < 0 ? SubNs(0, hi) : lo) + "–" + FormatMicros(lo < 0 ? SubNs(0, lo) : hi);
-    first.Warn(aligned ? Code::kNote : Code::kClockSkew, 0,
-               who + (aligned ? " was " : " is ") + FormatMicros(off) + " µs " + (shift < 0 ? "ahead of" : "behind") + " that of " +
-                   job.sources[c.reference].path + ": " + c.from + " end " + range + " µs " +
-                   (shift < 0 ? "later" : "earlier") + " here (median of " + std::to_string(anchors) +
-                   (files.size() > 1 ? " or more" : "") + ", spread " + (files.size() > 1 ? "≤ " : "") +
-                   FormatMicros(spread) + " µs); --align clocks " + (aligned ? "moved " : "moves ") +
-                   (files.size() > 1 ? "them" : "it") + " by " + Micros(shift));
+  for (auto& [run, all] : unchecked) {
+    std::vector<const HostClock*> list;  // those with collectives: the others had nothing to check
+    for (const HostClock* h : all)
+      if (h->reason != kNoCollectives) list.push_back(h);
+    const size_t quiet = all.size() - list.size();
+    std::string text = "clock check" + (job.runs > 1 ? " of " + run : std::string()) + ": could not check " +
+                       std::to_string(all.size()) + " host" + (all.size() == 1 ? "" : "s") + " against " +
+                       all[0]->reference + ": ";
+    for (size_t i = 0; i < list.size() && i < 8; i++) text += (i ? "; " : "") + list[i]->host + " — " + list[i]->reason;
+    if (list.size() > 8) text += "; … (" + std::to_string(list.size() - 8) + " more in the report)";
+    if (quiet) text += std::string(list.empty() ? "" : "; ") + std::to_string(quiet) + (quiet == 1 ? " has " : " have ") + kNoCollectives;
+    warnings->push_back({Code::kNote, "", 0, text});
   }
 }
 

@@ -11,7 +11,7 @@ void IdentifySources(Job& job) {
   job.facts = JobFacts{};
   for (const ParsedSource& s : job.sources)
     if (s.cls.kind == Kind::kSidecar)
-      if (auto sc = ParseSidecar(s.path)) job.facts.sidecars[sc->step_dir] = s.path;
+      if (auto sc = ParseSidecar(s.path)) job.facts.sidecars.emplace(sc->step_dir, s.path);
   std::set<std::string> runs;
   for (ParsedSource& s : job.sources) {
     if (!s.report.included) continue;  // (skipped, filtered out, a sidecar: no events, no identity)
@@ -30,7 +30,8 @@ void IdentifySources(Job& job) {
       id.label = id.run + " · " + id.label;
       id.group = id.run + " · " + id.group;
     }
-    const std::string& who = id.host.empty() ? "\x1f" + id.stream : id.host;
+    // One host's sources share its clock; so do one rank's (a process runs on one host).
+    const std::string who = !id.host.empty() ? id.host : id.rank >= 0 ? "\x1frank " + std::to_string(id.rank) : "\x1f" + id.stream;
     id.domain = domains.try_emplace({id.run, who}, static_cast<uint32_t>(domains.size())).first->second;
   }
   job.domains = static_cast<uint32_t>(domains.size());

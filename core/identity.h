@@ -16,8 +16,9 @@ namespace tracemerge {
 
 // Sets job.facts and every source's identity (formats/format.h), with the run
 // in its label and group when the job holds more than one run; numbers the
-// clock domains: sources of one host within one run share one, a source whose
-// host nothing says has one of its own.
+// clock domains: sources of one host within one run share one — and, where
+// no host is said, those of one rank (a process runs on one host); any other
+// source has one of its own.
 void IdentifySources(Job& job);
 
 // The sources recorded on one clock as far as the job can tell, for placing

@@ -113,17 +113,38 @@ struct SourceReport {
   bool absolute = false;        // false: relative times (NO_CLOCK)
   Identity identity;            // who recorded it (identity.h)
   int64_t offset_us = 0;        // manual offset applied
-  // The clock check (align.h): the shift that lines this source's clock up
-  // with the reference's, from the ends of collectives both took part in.
-  bool clock_known = false;
-  int64_t clock_shift_ns = 0;   // add to its times to line up with the reference
-  int64_t clock_spread_ns = 0;  // median absolute deviation of the end differences
-  uint32_t clock_anchors = 0;
-  std::string clock_reference;  // the reference source's path
-  std::string clock_from;       // what the anchors were ("NCCL kernels", …), or the host it shares
+  int32_t clock_host = -1;      // its host in Report::clock_hosts (the clock check), or -1
   // Moves beyond its time base and --offset, each recorded:
   int64_t aligned_ns = 0;  // by --align (clocks or steps)
   int64_t placed_ns = 0;   // a clockless source placed at the job's start (or a relative job moved to 0)
+};
+
+// The clock check's result for one clock domain (clock_check.h) (a host within a run, or a source whose host
+// nothing says).
+struct HostClock {
+  enum class Status : uint8_t {
+    kReference,  // the run's reference: the others are measured against it
+    kChecked,    // measured; offset (and rate) stand
+    kUnchecked,  // could not be told (reason)
+  };
+  std::string run, host;          // host: identity's, else the source's node
+  std::vector<uint32_t> sources;  // job.sources indices, in path order
+  Status status = Status::kUnchecked;
+  std::string reason;             // why unchecked
+  std::string from;               // what was matched: "NCCL kernels", "Horovod ops", "host-side collectives"
+  std::string reference;          // the reference host
+  uint32_t anchors = 0;           // matched collective ends that agree (inliers)
+  uint32_t matched = 0;           // matched collective ends in all
+  // Its clock minus the reference's, at at_ns (ns on its own clock): offset +
+  // rate × (t − at_ns). Add the negative to its times to line them up.
+  int64_t offset_ns = 0, uncertainty_ns = 0, at_ns = 0;
+  bool drift = false;  // a rate was fitted
+  double rate_ppm = 0, rate_uncertainty_ppm = 0;
+  int64_t first_ns = 0, last_ns = 0;  // the span of its matched collectives
+  bool skew = false;                  // off by more than 3 × its uncertainty and 5 µs, somewhere in that span
+
+  int64_t OffsetAt(int64_t t) const;  // its clock minus the reference's at t (ns, its clock)
+  int64_t Worst() const;              // the largest |offset| over its matched span
 };
 
 struct Report {
@@ -134,6 +155,8 @@ struct Report {
   Align align = Align::kNone;
   std::optional<int64_t> align_step;  // the step that --align steps lined up
   std::vector<SourceReport> sources;
+  std::vector<HostClock> clock_hosts;  // the clock check, per host (SourceReport::clock_host)
+  bool clock_attempted = false;        // some run had hosts with collectives to compare
   std::vector<Diagnostic> warnings;  // soft problems and notes, file + offset
   uint64_t events_written = 0;
   uint64_t bytes_written = 0;

@@ -1,7 +1,9 @@
 // Report rendering: the human summary (CLI stderr, the page) and the JSON
 // object embedded as metadata.tracemerge in every output.
 #include <algorithm>
+#include <cstdio>
 #include <map>
+#include <set>
 
 #include "merger.h"
 #include "stages.h"
@@ -34,9 +36,36 @@ const char* CodeName(Code code) {
   return "?";
 }
 
+Severity SeverityOf(Code code) {
+  switch (code) {
+    case Code::kOk: case Code::kSkipped: case Code::kNote: return Severity::kNote;
+    case Code::kTruncated: case Code::kBadEvent: case Code::kNoClock: case Code::kClockSkew: case Code::kEmptyWindow:
+      return Severity::kWarning;
+    case Code::kBadJson: case Code::kBadGzip: case Code::kNotATrace: case Code::kTooLarge: case Code::kTooDeep:
+    case Code::kUnknownStep: case Code::kUsage: case Code::kIo: case Code::kCancelled: case Code::kOutOfMemory:
+    case Code::kAbort:
+      return Severity::kError;
+  }
+  return Severity::kError;
+}
+
+OffsetIs OffsetOf(Code code) {
+  switch (code) {
+    case Code::kTruncated: case Code::kBadJson: case Code::kBadEvent: case Code::kBadGzip: case Code::kTooLarge:
+    case Code::kTooDeep:
+      return OffsetIs::kByte;
+    case Code::kNote: case Code::kNotATrace: case Code::kOutOfMemory: return OffsetIs::kByteWhenSet;
+    default: return OffsetIs::kNothing;
+  }
+}
+
+const char* SeverityName(Severity s) {
+  return s == Severity::kError ? "error" : s == Severity::kWarning ? "warning" : "note";
+}
+
 std::string Diagnostic::ToString() const {
   std::string s;
-  if (!file.empty()) s += file + " @" + std::to_string(offset) + ": ";
+  if (!file.empty()) s += file + (AtByte() ? " @" + std::to_string(offset) : "") + ": ";
   return s + CodeName(code) + ": " + message;
 }
 
@@ -64,6 +93,62 @@ std::string IdentityJson(const Identity& id) {
   return "{\"format\":" + Quote(FormatName(id.format)) + ",\"run\":" + Quote(id.run) + ",\"host\":" + Quote(id.host) +
          ",\"host_from\":" + Quote(id.host_from) + ",\"rank\":" + std::to_string(id.rank) +
          ",\"device\":" + Quote(id.device) + ",\"domain\":" + std::to_string(id.domain) + "}";
+}
+
+const char* StatusName(HostClock::Status st) {
+  return st == HostClock::Status::kReference ? "reference" : st == HostClock::Status::kChecked ? "checked" : "unchecked";
+}
+
+std::string HostClockJson(const HostClock& h) {
+  std::string s = "{\"run\":" + Quote(h.run) + ",\"host\":" + Quote(h.host) + ",\"sources\":" +
+                  std::to_string(h.sources.size()) + ",\"status\":" + Quote(StatusName(h.status)) +
+                  ",\"reference\":" + Quote(h.reference);
+  if (h.status == HostClock::Status::kUnchecked) return s + ",\"reason\":" + Quote(h.reason) + "}";
+  if (h.status != HostClock::Status::kChecked) return s + "}";
+  s += ",\"from\":" + Quote(h.from) + ",\"anchors\":" + std::to_string(h.anchors) + ",\"matched\":" +
+       std::to_string(h.matched) + ",\"offset_us\":" + FormatMicros(h.offset_ns) +
+       ",\"uncertainty_us\":" + FormatMicros(h.uncertainty_ns) + ",\"at_us\":" + FormatMicros(h.at_ns) +
+       ",\"first_us\":" + FormatMicros(h.first_ns) + ",\"last_us\":" + FormatMicros(h.last_ns) +
+       ",\"worst_us\":" + FormatMicros(h.Worst()) + ",\"skew\":" + (h.skew ? "true" : "false");
+  if (h.drift) {
+    char rate[64];
+    std::snprintf(rate, sizeof rate, ",\"rate_ppm\":%.3f,\"rate_uncertainty_ppm\":%.3f", h.rate_ppm,
+                  h.rate_uncertainty_ppm);
+    s += rate;
+  }
+  return s + "}";
+}
+
+// What the clock check found, host by host (when there was something to compare).
+// Hosts that had no collectives are counted, not listed.
+std::string ClockSummary(const std::vector<HostClock>& hosts) {
+  std::string s = "clock check:\n";
+  std::set<std::string> runs;
+  for (const HostClock& h : hosts) runs.insert(h.run);
+  size_t quiet = 0;
+  for (const HostClock& h : hosts) {
+    if (h.status == HostClock::Status::kUnchecked && h.reason.rfind("no collectives", 0) == 0) {
+      quiet++;
+      continue;
+    }
+    s += "  " + (runs.size() > 1 ? h.run + " · " : "") + h.host + ": ";
+    if (h.status == HostClock::Status::kReference) {
+      s += "the reference\n";
+    } else if (h.status == HostClock::Status::kUnchecked) {
+      s += "not checked — " + h.reason + "\n";
+    } else {
+      s += Signed(h.offset_ns) + " ± " + FormatMicros(h.uncertainty_ns) + " µs against " + h.reference;
+      if (h.drift) {
+        char rate[80];
+        std::snprintf(rate, sizeof rate, ", %+.3f ± %.3f ppm", h.rate_ppm, h.rate_uncertainty_ppm);
+        s += rate + std::string(" (") + Signed(h.OffsetAt(h.first_ns)) + " .. " + Signed(h.OffsetAt(h.last_ns)) + ")";
+      }
+      s += " from " + std::to_string(h.anchors) + " of " + std::to_string(h.matched) + " " + h.from + " ends" +
+           (h.skew ? " — CLOCK_SKEW" : "") + "\n";
+    }
+  }
+  if (quiet) s += "  " + std::to_string(quiet) + " more with no collectives to compare: not checked\n";
+  return s;
 }
 
 }  // namespace
@@ -95,11 +180,8 @@ std::string Report::Summary() const {
     if (src.aligned_ns) s += ", aligned by --align " + std::string(AlignName(align)) + " " + Signed(src.aligned_ns);
     if (src.placed_ns) s += ", placed " + Signed(src.placed_ns);
     s += "\n";
-    if (src.clock_known && src.clock_anchors > 0 && src.clock_reference != src.path)
-      s += "    clock check: " + Signed(src.clock_shift_ns) + " to line up with " + src.clock_reference + " (" +
-           std::to_string(src.clock_anchors) + " " + src.clock_from + ", spread " + FormatMicros(src.clock_spread_ns) +
-           " µs)\n";
   }
+  if (clock_attempted) s += ClockSummary(clock_hosts);
   std::map<Code, size_t> counts;
   for (const Diagnostic& d : warnings) counts[d.code]++;
   size_t shown = 0;
@@ -109,7 +191,7 @@ std::string Report::Summary() const {
       s += "  … " + std::to_string(warnings.size() - 50) + " more warnings in the report\n";
       break;
     }
-    s += "  " + std::string(d.code == Code::kNote ? "note: " : "warning: ") + d.ToString() + "\n";
+    s += "  " + std::string(SeverityOf(d.code) == Severity::kNote ? "note: " : "warning: ") + d.ToString() + "\n";
   }
   if (!fatal && bytes_written > 0)
     s += std::to_string(events_written) + " events written, " + std::to_string(bytes_written) + " bytes\n";
@@ -150,22 +232,21 @@ std::string Report::ToJson() const {
          ",\"time_base_kind\":" + Quote(BaseKindName(r.time_base_kind)) +
          ",\"time_base_label\":" + Quote(BaseKindLabel(r.time_base_kind)) + ",\"identity\":" + (r.included ? IdentityJson(r.identity) : "null") +
          ",\"absolute\":" + (r.absolute ? "true" : "false") + ",\"offset_us\":" + std::to_string(r.offset_us) +
-         ",\"aligned_us\":" + FormatMicros(r.aligned_ns) + ",\"placed_us\":" + FormatMicros(r.placed_ns) + ",\"clock\":";
-    if (!r.clock_known) s += "null";
-    else
-      s += "{\"shift_us\":" + FormatMicros(r.clock_shift_ns) + ",\"spread_us\":" + FormatMicros(r.clock_spread_ns) +
-           ",\"anchors\":" + std::to_string(r.clock_anchors) + ",\"from\":" + Quote(r.clock_from) +
-           ",\"reference\":" + Quote(r.clock_reference) + "}";
+         ",\"aligned_us\":" + FormatMicros(r.aligned_ns) + ",\"placed_us\":" + FormatMicros(r.placed_ns) +
+         ",\"clock_host\":" + std::to_string(r.clock_host);
     s += ",\"label\":" + Quote(r.identity.group);  // what the page groups sources by
     s += "}";
   }
-  s += "],\n\"warnings\":[";
+  s += "],\n\"clock_check\":{\"attempted\":" + std::string(clock_attempted ? "true" : "false") + ",\"hosts\":[";
+  for (size_t i = 0; i < clock_hosts.size(); i++) s += (i ? ",\n" : "\n") + HostClockJson(clock_hosts[i]);
+  s += "]},\n\"warnings\":[";
   first = true;
   for (const Diagnostic& d : warnings) {
     s += first ? "\n" : ",\n";
     first = false;
-    s += "{\"code\":" + Quote(CodeName(d.code)) + ",\"file\":" + Quote(d.file) +
-         ",\"offset\":" + std::to_string(d.offset) + ",\"message\":" + Quote(d.message) + "}";
+    s += "{\"code\":" + Quote(CodeName(d.code)) + ",\"severity\":" + Quote(SeverityName(SeverityOf(d.code))) +
+         ",\"file\":" + Quote(d.file) + ",\"offset\":" + std::to_string(d.offset) +
+         ",\"at_byte\":" + (d.AtByte() ? "true" : "false") + ",\"message\":" + Quote(d.message) + "}";
   }
   s += "]}";
   return s;

@@ -37,6 +37,18 @@ enum class Code {
 // separated by '_' (wasm/CMakeLists.txt writes tracemerge.d.ts's codes so).
 const char* CodeName(Code code);
 
+// What a code means to whoever shows it (the page asks the core, never a list
+// of its own): how grave it is, and whether its offset is a byte of its file.
+enum class Severity { kError, kWarning, kNote };
+const char* SeverityName(Severity s);  // "error", "warning", "note"
+enum class OffsetIs {
+  kByte,         // where in the (inflated) file it went wrong
+  kByteWhenSet,  // a byte when not 0 (a NOTE "the first at this byte"; a NOT_A_TRACE inside the file)
+  kNothing,      // about the whole file or the job (NO_CLOCK, CLOCK_SKEW, SKIPPED, …)
+};
+Severity SeverityOf(Code code);
+OffsetIs OffsetOf(Code code);
+
 struct Diagnostic {
   Code code = Code::kOk;
   std::string file;
@@ -44,6 +56,11 @@ struct Diagnostic {
   std::string message;
 
   std::string ToString() const;  // "file @offset: CODE: message"
+  // Whether offset is a byte of the file (OffsetOf its code).
+  bool AtByte() const {
+    const OffsetIs o = OffsetOf(code);
+    return !file.empty() && (o == OffsetIs::kByte || (o == OffsetIs::kByteWhenSet && offset > 0));
+  }
 };
 
 // The result of an operation that can fail as a whole (options, one input).

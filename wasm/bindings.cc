@@ -171,10 +171,11 @@ std::string FinishJson(val argv, bool fatal, const std::string& summary, bool wr
 }
 std::string CliErrorJs(const std::string& message) { return tmg::CliError(message); }
 
-// The page's rules, from the core: the window preview, offsets' path match, the kinds.
+// The page's rules, from the core: the window preview, offsets' path match, the kinds, the codes.
 std::string WindowPreviewJs(val argv, val steps) { return tmg::WindowPreviewJson(Strings(argv), Strings(steps)); }
 bool PathMatchesJs(const std::string& path, const std::string& pattern) { return tmg::PathMatches(path, pattern); }
 std::string KindTableJs() { return tmg::KindTableJson(); }
+std::string CodeTableJs() { return tmg::CodeTableJson(); }
 // An offset's µs as the core reads them (--offset PATH=US), as text; null if it is not one.
 val OffsetUsJs(const std::string& text) {
   int64_t us = 0;
@@ -217,6 +218,7 @@ EMSCRIPTEN_BINDINGS(tracemerge) {
   emscripten::function("windowPreview", &WindowPreviewJs);
   emscripten::function("pathMatches", &PathMatchesJs);
   emscripten::function("kindTable", &KindTableJs);
+  emscripten::function("codeTable", &CodeTableJs);
   emscripten::function("offsetUs", &OffsetUsJs);
   emscripten::function("classify", &ClassifyJson);
   emscripten::function("gzipSizeHint", &JsMerger::gzipSizeHint);

@@ -332,6 +332,12 @@ export function kindTable(core) {
   return JSON.parse(core.kindTable());
 }
 
+// Every error code, its severity and what its offset means (core/status.h):
+//   codeTable(core) → [{ code: 'TRUNCATED', severity: 'warning', offset: 'byte' }, …]
+export function codeTable(core) {
+  return JSON.parse(core.codeTable());
+}
+
 export async function parseArgs(argv) {
   const core = await loadCore();
   return JSON.parse(core.parseArgs(argv));

@@ -157,7 +157,7 @@ async function scan(gen, thenMerge = false) {
     applyReport(r.result.report);
     jobView.show(r.result.report);
   } catch (e) {
-    if (current() && e.code !== 'CANCELLED') state.scanProblem = errorText(e);
+    if (current() && e.code !== 'CANCELLED') state.scanProblem = errorText(e, rules?.codes);
   } finally {
     if (current()) {
       state.scanning = false;
@@ -305,8 +305,8 @@ async function runMerge() {
     if (e.code === 'CANCELLED') {
       setStatus('idle', 'Merge cancelled. Nothing was written; press Merge to start again.');
     } else {
-      setStatus('error', `Could not merge: ${errorText(e)}`);
-      if (e.result?.report) renderProblems(el, e.result.report.warnings);
+      setStatus('error', `Could not merge: ${errorText(e, rules?.codes)}`);
+      if (e.result?.report) renderProblems(el, e.result.report.warnings, rules?.codes);
     }
   } finally {
     setBusy(false);
@@ -314,7 +314,7 @@ async function runMerge() {
 }
 
 function showResult() {
-  showMerged(el, state.merged, state.job);
+  showMerged(el, state.merged, state.job, rules.codes);
   jobView.setMerged(state.merged.result.report, state.merged.result.eventsWritten);
   updateResultButtons();
   viewer.showAddress();

@@ -4,19 +4,24 @@ import { bytes, count, duration, plural } from './format.mjs';
 import { h } from './table.mjs';
 import { describeMerged } from './window.mjs';
 
-const ERROR_CODES = new Set(['BAD_GZIP', 'BAD_JSON', 'NOT_A_TRACE', 'TOO_LARGE', 'TOO_DEEP', 'OUT_OF_MEMORY', 'ABORT', 'USAGE', 'UNKNOWN_STEP']);
-const QUIET_CODES = new Set(['SKIPPED', 'NOTE']);
-const NO_OFFSET = new Set(['SKIPPED', 'NOTE', 'NO_CLOCK', 'EMPTY_WINDOW', 'CLOCK_SKEW']);  // about a file, not a byte
+// codes: the core's table (rules.codes: code → { severity, offset }). A report's warnings
+// carry their severity and at_byte themselves; an error thrown in JS may not.
+const severity = (w, codes) => w.severity ?? codes?.get(w.code)?.severity ?? 'error';
+function atByte(w, codes) {
+  if (w.at_byte !== undefined) return w.at_byte;
+  const offset = codes?.get(w.code)?.offset;
+  return offset === 'byte' || (offset === 'byte_when_set' && w.offset > 0);
+}
 
 // "job/cut.json at byte 46" (or '' when the problem is not about one file).
-export function where({ code, file, offset }) {
-  if (!file) return '';
-  return NO_OFFSET.has(code) ? file : `${file} at byte ${count(offset ?? 0)}`;
+export function where(w, codes) {
+  if (!w.file) return '';
+  return atByte(w, codes) ? `${w.file} at byte ${count(w.offset ?? 0)}` : w.file;
 }
 
 // A one-line description of a thrown merge error.
-export function errorText(e) {
-  const place = where(e);
+export function errorText(e, codes) {
+  const place = where(e, codes);
   const code = e.code && !['CANCELLED', 'ABORT'].includes(e.code) ? `${e.code}: ` : '';
   return `${code}${e.message}${place ? ` (${place})` : ''}`;
 }
@@ -34,11 +39,11 @@ export function groupWarnings(warnings) {
   return [...groups.values()];
 }
 
-function item(w) {
-  const place = where(w);
-  const cls = ERROR_CODES.has(w.code) ? 'error' : '';
+function item(w, codes) {
+  const place = where(w, codes);
+  const cls = severity(w, codes) === 'error' ? 'error' : '';
   if (w.count > 1) {
-    const first = NO_OFFSET.has(w.code) ? '' : `, first at byte ${count(w.offset ?? 0)}`;
+    const first = atByte(w, codes) ? `, first at byte ${count(w.offset ?? 0)}` : '';
     return h('li', { class: cls },
       h('span', { class: 'code' }, `${count(w.count)} × ${w.code}`),
       w.file ? h('span', {}, 'in ', h('span', { class: 'where' }, w.file), first) : null,
@@ -53,17 +58,19 @@ function item(w) {
 }
 
 // warnings: report.warnings plus, for a failed merge, the error itself. el: dom.mjs's.
-export function renderProblems(el, warnings) {
+export function renderProblems(el, warnings, codes) {
   const els = { problems: el.problems, title: el.problemsTitle, warnings: el.warnings,
     skipped: el.skipped, skippedSummary: el.skippedSummary, skippedDetails: el.skippedDetails };
-  const loud = groupWarnings(warnings.filter((w) => !QUIET_CODES.has(w.code)));
-  const quiet = warnings.filter((w) => QUIET_CODES.has(w.code));
-  els.warnings.replaceChildren(...loud.map(item));
-  els.skipped.replaceChildren(...quiet.map(item));
-  els.skippedSummary.textContent = `${plural(quiet.length, 'note')} (files skipped on purpose, and why)`;
+  const loud = groupWarnings(warnings.filter((w) => severity(w, codes) !== 'note'));
+  const quiet = warnings.filter((w) => severity(w, codes) === 'note');
+  els.warnings.replaceChildren(...loud.map((w) => item(w, codes)));
+  els.skipped.replaceChildren(...quiet.map((w) => item(w, codes)));
+  const skipped = quiet.filter((w) => w.code === 'SKIPPED').length;
+  els.skippedSummary.textContent = `${plural(quiet.length, 'note')}` +
+    (skipped ? ` (${count(skipped)} about files skipped on purpose)` : '');
   els.skippedDetails.hidden = !quiet.length;
   const n = (list) => list.reduce((k, w) => k + w.count, 0);
-  const errors = n(loud.filter((w) => ERROR_CODES.has(w.code)));
+  const errors = n(loud.filter((w) => severity(w, codes) === 'error'));
   const others = n(loud) - errors;
   els.title.textContent = loud.length
     ? `${errors ? `${plural(errors, 'error')}, ` : ''}${plural(others, 'warning')}`
@@ -91,12 +98,12 @@ export function renderStats(dl, { result, seconds, bytesIn }) {
 
 // What a merge did, under the Merge button: the merged window, the numbers, the warnings and
 // the CLI-style summary. merged: { result, seconds, bytesIn }.
-export function showMerged(el, merged, job) {
+export function showMerged(el, merged, job, codes) {
   const { result } = merged;
   el.result.hidden = false;
   el.windowAfter.textContent = `Merged window: ${describeMerged(result.report.window, job)}`;
   renderStats(el.stats, merged);
-  renderProblems(el, result.report.warnings);
+  renderProblems(el, result.report.warnings, codes);
   el.summary.textContent = result.summary;
   el.summaryDetails.hidden = false;
 }

@@ -1,16 +1,18 @@
 // The core's rules, asked of the core itself so that the page and the CLI cannot disagree:
 // how a window resolves (units, date-times, steps), how an offset's PATH picks a source and
 // what its µs may be,
-// and which kinds the suffix filter knows. The page restates none of them.
+// which kinds the suffix filter knows, and what each error code means (its severity, and
+// whether its offset is a byte of the file). The page restates none of them.
 //   const rules = await loadRules();
 //   rules.preview({ unit: 'step', start: '2', end: '4' }, job.steps)
 //     → { error: null, fatal: null, bounded: true, start_us, end_us, start_step: 2, end_step: 4 }
 //   rules.pathMatches('job/a/rank-1.json', 'rank-1.json') → true
 //   rules.offsetUs('-1500') → '-1500', rules.offsetUs('1.5') → null (an offset is whole µs)
 //   rules.kinds → [{ key: 'pythontimeline', only: 'pythontimeline.json', label: 'pythontimeline' }, …]
+//   rules.codes.get('TRUNCATED') → { code: 'TRUNCATED', severity: 'warning', offset: 'byte' }
 // The hosted page loads ./wasm/tracemerge.mjs; the single-file build bundles the same module
 // (its core is the inlined classic script), so both pages ask the same code.
-import { kindTable, loadCore, offsetUs, pathMatches, previewWindow } from './wasm/tracemerge.mjs';
+import { codeTable, kindTable, loadCore, offsetUs, pathMatches, previewWindow } from './wasm/tracemerge.mjs';
 
 export async function loadRules() {
   const core = await loadCore();
@@ -19,5 +21,6 @@ export async function loadRules() {
     pathMatches: (path, pattern) => pathMatches(core, path, pattern),
     offsetUs: (text) => offsetUs(core, text),
     kinds: kindTable(core),
+    codes: new Map(codeTable(core).map((c) => [c.code, c])),
   };
 }

@@ -82,9 +82,7 @@ function clockCell(e) {
   if (!s.absolute) {
     return cell({ class: 'clock none', title: s.time_base }, s.placed_us ? 'none — placed at the job start; set an offset' : 'none — set an offset');
   }
-  const short = s.time_base.replace(/^smdebug header .*/, 'smdebug header')
-    .replace(/^TF sidecar .*/, 'TF .metadata').replace(/=.*$/, '');
-  return cell({ class: 'clock', title: s.time_base }, short);
+  return cell({ class: 'clock', title: s.time_base }, s.time_base_label);  // the core's name for its time base
 }
 
 function pathCell(name) {

@@ -72,7 +72,7 @@ const char* StepKindText(StepKind kind);  // "pythontimeline step_num", "PyTorch
 
 // What the formats need to know of the other files of the job.
 struct JobFacts {
-  std::map<std::string, std::string> sidecars;  // TF step folder → its .metadata file's path
+  std::multimap<std::string, std::string> sidecars;  // TF step folder → its .metadata files' paths (one per node)
 };
 
 // What a format that reads its lines itself gets from the parse (parse.cc).

@@ -50,7 +50,7 @@ class TfProfiler final : public Format {
   TimeBase Clock(const ParsedSource& s, const JobFacts& job) const override {
     const std::optional<Sidecar> sc = SidecarOf(s, job);
     if (!sc) return {};
-    return {BaseKind::kTfSidecar, MicrosToNs(sc->start_us), std::string(BaseName(job.sidecars.at(sc->step_dir)))};
+    return {BaseKind::kTfSidecar, MicrosToNs(sc->start_us), sc->name};
   }
 
   Identity Identify(const ParsedSource& s, const JobFacts& job) const override {
@@ -71,11 +71,21 @@ class TfProfiler final : public Format {
   }
 
  private:
-  // The sidecar of s's step folder (the job's facts keep its path).
+  // The sidecar of s's step folder — where several nodes profiled that step,
+  // the one whose node is on s's host (its file's name).
   static std::optional<Sidecar> SidecarOf(const ParsedSource& s, const JobFacts& job) {
-    auto it = job.sidecars.find(TfStepDir(s.path));
-    if (it == job.sidecars.end()) return std::nullopt;
-    return ParseSidecar(it->second);
+    auto [lo, hi] = job.sidecars.equal_range(TfStepDir(s.path));
+    std::optional<Sidecar> only, same_host;
+    size_t n = 0;
+    for (auto it = lo; it != hi; ++it) {
+      auto sc = ParseSidecar(it->second);
+      if (!sc) continue;
+      sc->name = std::string(BaseName(it->second));
+      n++;
+      if (!only) only = sc;
+      if (!same_host && HostOfNodeId(sc->node) == s.cls.node) same_host = sc;
+    }
+    return same_host ? same_host : n == 1 ? only : std::nullopt;
   }
 };
 

@@ -16,6 +16,7 @@ struct Sidecar {
   std::string node;      // smdebug's node id of the host that wrote them
   int64_t start_us = 0;
   int64_t end_us = 0;
+  std::string name;      // its file's name (set where it is looked up)
 };
 std::optional<Sidecar> ParseSidecar(std::string_view path);
 std::string TfStepDir(std::string_view path);

@@ -1,114 +1,219 @@
 #!/usr/bin/env python3
-"""Writes a synthetic multi-host training job whose hosts' clocks disagree by
-known amounts, for the clock-alignment tests and for trying --align by hand.
+"""Writes a synthetic multi-host training job whose hosts' clocks are off by
+known amounts (and drift at known rates), for the clock-check and straggler
+tests, the benchmarks, and trying --align by hand.
 
     python3 tests/bench/gen_ranks.py OUT_DIR [--hosts 3] [--ranks-per-host 2]
-        [--offsets-us 0,350,-5800] [--steps 6] [--collectives 8] [--jitter-us 2]
+        [--offsets-us 0,350,-5800] [--drift-ppm 0,40,-25] [--steps 6] [--first-step 0]
+        [--collectives 8] [--jitter-us 2] [--arrival-us 2000] [--gap-ms 0]
         [--base-us N] [--seed S] [--format kineto|smdebug] [--no-seq] [--no-clock]
+        [--files-per-step] [--decoys N] [--broadcasts]
+        [--straggler RANK --straggler-steps 3-5 --straggler-ms 2] [--metrics] [--tf]
 
-Every rank runs the same steps. In each step it reaches its collectives at its
-own time (up to 2 ms apart), and each collective ENDS at one true instant on
-every rank, give or take --jitter-us. Each host's clock is off by its offset:
-what a host writes is the true time plus its offset.
+Every rank runs the same steps. At each collective every rank arrives at its
+own time (up to --arrival-us apart; a straggler --straggler-ms later in its
+steps) and the collective ENDS on every rank when the last one has arrived
+(plus 30 µs), give or take --jitter-us. What a host writes is the true time
+plus its offset plus its drift (ppm of the time since the job's start).
 
 --format kineto (default): one PyTorch/Kineto trace per rank,
   OUT_DIR/<host>/rank<R>.pt.trace.json — distributedInfo.rank, host_name,
   baseTimeNanoseconds, ns-resolution float ts; ProfilerStep#N on the CPU
-  thread; record_param_comms (Collective name, Seq, Process Group Name) inside
-  nccl:all_reduce; an ncclDevKernel_AllReduce kernel on the rank's GPU stream
-  that ends when the collective does. --no-seq leaves out Collective name,
-  Seq and Process Group Name (they match by name and place then); --no-clock
-  leaves out baseTimeNanoseconds (per-host relative clocks).
---format smdebug: one SageMaker Debugger node per host, one rank each:
-  OUT_DIR/framework/pevents/<hour>/<end>_<host>_horovod_timeline.json with
-  ALLREDUCE ops per tensor (B/E) and <end>_<host>_pythontimeline.json with steps.
+  thread; nccl:all_reduce with record_param_comms (Collective name, Seq,
+  Process Group Name) inside it on the CPU; an ncclDevKernel_AllReduce kernel
+  on the rank's GPU stream from its arrival to the collective's end.
+  --no-seq leaves out Collective name, Seq and Process Group Name (collectives
+  then match by name and place); --no-clock leaves out baseTimeNanoseconds
+  (relative clocks, per host). --files-per-step writes one file per step per
+  rank with PyTorch's default name "<host>_<pid>.<ns>.pt.trace.json" and no
+  host_name (as its trace handler does when profiling one step at a time).
+  --decoys N adds N host-side nccl:all_reduce ops per step at random times;
+  --broadcasts a broadcast per step whose root finishes 1.3-3.3 ms early.
+--format smdebug: one SageMaker Debugger node per rank, node id
+  "<rank>-<host>": OUT_DIR/framework/pevents/<hour>/<end>_<node>_horovod_timeline.json
+  (ALLREDUCE per tensor, B/E) and <end>_<node>_pythontimeline.json (steps);
+  --decoys N adds a model_timeline per node with N host-side nccl::AllReduce
+  ops per step at unrelated times; --metrics system metrics per host
+  (system/incremental/…/<epoch>.<host>.json); --tf a TF trace per host with
+  its .metadata sidecar naming the host's first node.
 
-Writes OUT_DIR.truth.json (beside the job, not in it): each host's offset,
-each collective's true end, each step's true start.
+Writes OUT_DIR.truth.json (beside the job, not in it): each host's offset and
+drift, the ranks, each collective's true end and each rank's arrival, each
+step's true start, the straggler.
 """
 import argparse
+import gzip
 import json
 import os
 import random
 
 KERNEL = 'ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)'
+BROADCAST = 'ncclDevKernel_Broadcast_RING_LL(ncclDevComm*, unsigned long, ncclWork*)'
+TRANSFER_US = 30
 
 
-def plan(a, rng):
-    """The true timeline every rank shares: step starts and collective ends (µs from base)."""
-    step_us = 20000
-    steps = []
+def plan(a, rng, world):
+    """The true timeline every rank shares (µs from the job's start): per step its
+    start and end, and its collectives: each rank's arrival and the common end."""
+    steps, t = [], 0.0
     for k in range(a.steps):
-        start = k * step_us
-        ends = [start + 4000 + c * (14000 // a.collectives) + rng.randint(0, 300) for c in range(a.collectives)]
-        steps.append((start, ends))
+        step = a.first_step + k
+        start = t
+        cursor = start + 4000
+        colls = []
+        for c in range(a.collectives):
+            cursor += 14000 // a.collectives + rng.randint(0, 300)
+            arrivals = [cursor - rng.uniform(50, a.arrival_us) for _ in range(world)]
+            if a.straggler is not None and a.straggler_lo <= step <= a.straggler_hi:
+                arrivals[a.straggler] = max(arrivals) + a.straggler_ms * 1000
+            end = max(arrivals) + TRANSFER_US
+            colls.append({"end": end, "arrivals": arrivals, "seq": len(colls) + k * a.collectives})
+            cursor = end
+        stop = cursor + 2000
+        steps.append({"step": step, "start": start, "end": stop, "colls": colls})
+        t = stop + a.gap_ms * 1000
     return steps
+
+
+def clock(a, h):
+    """What host h's clock says at true time t (µs from the job's start)."""
+    off, ppm = a.offsets[h], a.drifts[h]
+    return lambda t: t + off + ppm * 1e-6 * t
 
 
 def us(x):
     return round(x, 3)  # ns resolution, as Kineto writes
 
 
-def kineto_rank(a, rng, steps, host, offset, rank, world):
+def kineto_events(a, rng, steps, w, rank):
     pid, tid, gpu = 1000 + rank, 1000 + rank, rank % a.ranks_per_host
-    ev = [{"ph": "M", "name": "process_name", "pid": pid, "tid": 0, "args": {"name": "python3"}},
-          {"ph": "M", "name": "process_labels", "pid": pid, "tid": 0, "args": {"labels": "CPU"}},
-          {"ph": "M", "name": "process_name", "pid": gpu, "tid": 0, "args": {"name": "python3"}},
-          {"ph": "M", "name": "process_labels", "pid": gpu, "tid": 0, "args": {"labels": "GPU %d" % gpu}},
-          {"ph": "M", "name": "thread_name", "pid": gpu, "tid": 20, "args": {"name": "stream 20 "}}]
-    seq = 0
-    for k, (start, ends) in enumerate(steps):
-        t0 = start + rng.uniform(0, 200)  # each rank starts its step a little apart
-        ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % k, "pid": pid, "tid": tid,
-                   "ts": us(t0 + offset), "dur": us(19000), "args": {}})
-        for end in ends:
-            arrive = end - rng.uniform(50, 2000)
-            jitter = rng.uniform(-a.jitter_us, a.jitter_us)
-            comm = {"External id": seq}
+    meta = [{"ph": "M", "name": "process_name", "pid": pid, "tid": 0, "args": {"name": "python3"}},
+            {"ph": "M", "name": "process_labels", "pid": pid, "tid": 0, "args": {"labels": "CPU"}},
+            {"ph": "M", "name": "process_name", "pid": gpu, "tid": 0, "args": {"name": "python3"}},
+            {"ph": "M", "name": "process_labels", "pid": gpu, "tid": 0, "args": {"labels": "GPU %d" % gpu}},
+            {"ph": "M", "name": "thread_name", "pid": gpu, "tid": 20, "args": {"name": "stream 20 "}}]
+
+    def x(name, cat, p, th, t0, t1, args):
+        return {"ph": "X", "cat": cat, "name": name, "pid": p, "tid": th, "ts": us(w(t0)),
+                "dur": us(w(t1) - w(t0)), "args": args}
+
+    per_step = []
+    for s in steps:
+        ev = [x("ProfilerStep#%d" % s["step"], "user_annotation", pid, tid, s["start"] + rng.uniform(0, 200),
+                s["end"] - rng.uniform(0, 200), {})]
+        for c in s["colls"]:
+            arrive = c["arrivals"][rank]
+            comm = {"External id": c["seq"]}
             if not a.no_seq:
-                comm.update({"Collective name": "allreduce", "Seq": seq, "Process Group Name": "0"})
-            ev.append({"ph": "X", "cat": "user_annotation", "name": "nccl:all_reduce", "pid": pid, "tid": tid,
-                       "ts": us(arrive + offset), "dur": us(30.5), "args": {"External id": seq}})
-            ev.append({"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": pid, "tid": tid,
-                       "ts": us(arrive + 1 + offset), "dur": us(20.25), "args": comm})
-            kstart = arrive + 40
-            ev.append({"ph": "X", "cat": "kernel", "name": KERNEL, "pid": gpu, "tid": 20, "ts": us(kstart + offset),
-                       "dur": us(end + jitter - kstart), "args": {"External id": seq, "device": gpu, "stream": 20}})
-            seq += 1
+                comm.update({"Collective name": "allreduce", "Seq": c["seq"], "Process Group Name": "0"})
+            ev.append(x("nccl:all_reduce", "user_annotation", pid, tid, arrive - 60, arrive - 29.5, {"External id": c["seq"]}))
+            ev.append(x("record_param_comms", "cpu_op", pid, tid, arrive - 59, arrive - 38.75, comm))
+            end = c["end"] + rng.uniform(-a.jitter_us, a.jitter_us)
+            ev.append(x(KERNEL, "kernel", gpu, 20, arrive, end, {"External id": c["seq"], "device": gpu, "stream": 20}))
+        for _ in range(a.decoys):  # host-side collectives at unrelated times
+            t0 = rng.uniform(s["start"], s["end"])
+            ev.append(x("nccl:all_reduce", "user_annotation", pid, tid, t0, t0 + 30.5, {}))
+        if a.broadcasts:  # the root finishes early
+            t0 = s["colls"][0]["end"] + 100
+            end = t0 + 4000 - (rng.uniform(1300, 3300) if rank == 0 else 0)
+            ev.append(x(BROADCAST, "kernel", gpu, 20, t0, end, {"device": gpu, "stream": 20}))
+        per_step.append(ev)
+    return meta, per_step
+
+
+def kineto_trace(a, rank, world, host, events, with_host):
     trace = {"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": rank, "world_size": world},
-             "host_name": host, "traceEvents": ev, "traceName": "rank%d" % rank}
+             "traceEvents": events, "traceName": "rank%d" % rank}
+    if with_host:
+        trace["host_name"] = host
     if not a.no_clock:
         trace["baseTimeNanoseconds"] = a.base_us * 1000
     else:  # a clock of its own: relative, per host
-        for e in ev:
+        for e in events:
             if "ts" in e:
                 e["ts"] = us(e["ts"] + 1e6)
     return trace
 
 
-def smdebug_node(a, rng, steps, host, offset, out):
-    hour = os.path.join(out, 'framework/pevents/2020091312')
+def write_kineto(a, rng, steps, hosts, world):
+    for h, host in enumerate(hosts):
+        w = clock(a, h)
+        for r in range(a.ranks_per_host):
+            rank = h * a.ranks_per_host + r
+            meta, per_step = kineto_events(a, rng, steps, w, rank)
+            if not a.files_per_step:
+                path = os.path.join(a.out, host, 'rank%d.pt.trace.json' % rank)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, 'w') as f:
+                    json.dump(kineto_trace(a, rank, world, host, meta + [e for ev in per_step for e in ev], True), f)
+                continue
+            for s, ev in zip(steps, per_step):  # PyTorch's trace handler: "<host>_<pid>.<ns>.pt.trace.json"
+                ns = int((a.base_us + w(s["end"])) * 1000) + rank
+                path = os.path.join(a.out, '%s_%d.%d.pt.trace.json' % (host, 4000 + rank, ns))
+                os.makedirs(a.out, exist_ok=True)
+                with open(path, 'w') as f:
+                    json.dump(kineto_trace(a, rank, world, host, meta + ev, False), f)
+
+
+def write_smdebug(a, rng, steps, hosts, world):
+    hour = os.path.join(a.out, 'framework/pevents/2020091312')
     os.makedirs(hour, exist_ok=True)
-    head = '{"name": "process_name", "ph": "M", "pid": 0, "args": {"start_time_since_epoch_in_micros": %d}}' % (a.base_us + offset)
-    hv = [head] + ['{"name": "process_name", "ph": "M", "pid": %d, "args": {"name": "HorovodAllreduce_grad_%d"}}' % (c + 1, c)
-                   for c in range(a.collectives)]
-    py = [head, '{"name": "process_name", "ph": "M", "pid": 1, "args": {"name": "Step:ModeKeys.TRAIN"}}']
-    for k, (start, ends) in enumerate(steps):
-        py.append('{"name": "Step:ModeKeys.TRAIN", "pid": 1, "ph": "X", "ts": %d, "dur": 19000, "args": {"step_num": "%d"}}'
-                  % (start + rng.randint(0, 200), k))
-        for c, end in enumerate(ends):
-            arrive = int(end - rng.uniform(50, 2000))
-            hv.append('{"name": "NEGOTIATE_ALLREDUCE", "pid": %d, "ph": "B", "ts": %d}' % (c + 1, arrive))
-            hv.append('{"pid": %d, "ph": "E", "ts": %d}' % (c + 1, arrive + 20))
-            hv.append('{"name": "ALLREDUCE", "pid": %d, "ph": "B", "ts": %d}' % (c + 1, arrive + 25))
-            hv.append('{"name": "NCCL_ALLREDUCE", "pid": %d, "ph": "B", "ts": %d}' % (c + 1, arrive + 30))
-            end_at = int(round(end + rng.uniform(-a.jitter_us, a.jitter_us)))
-            hv.append('{"pid": %d, "ph": "E", "ts": %d}' % (c + 1, end_at - 3))
-            hv.append('{"pid": %d, "ph": "E", "ts": %d}' % (c + 1, end_at))
-    end_us = a.base_us + offset + steps[-1][0] + 20000
-    for name, lines in (('horovod_timeline', hv), ('pythontimeline', py)):
-        with open(os.path.join(hour, '%d_%s_%s.json' % (end_us, host, name)), 'w') as f:
-            f.write('[\n' + ',\n'.join(lines) + '\n]\n')
+    job_end = steps[-1]["end"]
+    for h, host in enumerate(hosts):
+        w = clock(a, h)
+        for r in range(a.ranks_per_host):
+            rank = h * a.ranks_per_host + r
+            node = '%d-%s' % (rank, host)
+            head = ('{"name": "process_name", "ph": "M", "pid": 0, "args": {"start_time_since_epoch_in_micros": %d}}'
+                    % (a.base_us + a.offsets[h]))
+            rel = lambda t: int(round(w(t) - a.offsets[h]))  # times after the header's start
+            hv = [head] + ['{"name": "process_name", "ph": "M", "pid": %d, "args": {"name": "HorovodAllreduce_grad_%d"}}'
+                           % (c + 1, c) for c in range(a.collectives)]
+            py = [head, '{"name": "process_name", "ph": "M", "pid": 1, "args": {"name": "Step:ModeKeys.TRAIN"}}']
+            mt = [head]
+            for s in steps:
+                py.append('{"name": "Step:ModeKeys.TRAIN", "pid": 1, "ph": "X", "ts": %d, "dur": %d, "args": {"step_num": "%d"}}'
+                          % (rel(s["start"] + rng.randint(0, 200)), rel(s["end"]) - rel(s["start"]), s["step"]))
+                for c, coll in enumerate(s["colls"]):
+                    arrive = coll["arrivals"][rank]
+                    end_at = coll["end"] + rng.uniform(-a.jitter_us, a.jitter_us)
+                    hv.append('{"name": "NEGOTIATE_ALLREDUCE", "pid": %d, "ph": "B", "ts": %d}' % (c + 1, rel(arrive - 45)))
+                    hv.append('{"pid": %d, "ph": "E", "ts": %d}' % (c + 1, rel(arrive - 25)))
+                    hv.append('{"name": "ALLREDUCE", "pid": %d, "ph": "B", "ts": %d}' % (c + 1, rel(arrive - 20)))
+                    hv.append('{"name": "NCCL_ALLREDUCE", "pid": %d, "ph": "B", "ts": %d}' % (c + 1, rel(arrive)))
+                    hv.append('{"pid": %d, "ph": "E", "ts": %d}' % (c + 1, rel(end_at) - 3))
+                    hv.append('{"pid": %d, "ph": "E", "ts": %d}' % (c + 1, rel(end_at)))
+                for _ in range(a.decoys):
+                    t0 = rng.uniform(s["start"], s["end"])
+                    mt.append('{"name": "nccl::AllReduce", "pid": 7, "tid": 7, "ph": "X", "ts": %d, "dur": %d}'
+                              % (rel(t0), rng.randint(5, 40)))
+            end_us = a.base_us + int(w(job_end))
+            files = [('horovod_timeline', hv), ('pythontimeline', py)] + ([('model_timeline', mt)] if a.decoys else [])
+            for name, lines in files:
+                with open(os.path.join(hour, '%d_%s_%s.json' % (end_us, node, name)), 'w') as f:
+                    f.write('[\n' + ',\n'.join(lines) + '\n]\n')
+        if a.metrics:
+            folder = os.path.join(a.out, 'system/incremental/2020091312')
+            os.makedirs(folder, exist_ok=True)
+            lines, t = [], 0.0
+            while t <= job_end:
+                lines.append(json.dumps({"Type": "cpu", "Name": "cpu0", "Dimension": "CPUUtilization",
+                                         "Value": round(rng.uniform(20, 90), 2), "NodeId": host,
+                                         "Timestamp": round((a.base_us + w(t)) / 1e6, 6)}))
+                t += 100000
+            with open(os.path.join(folder, '%d.%s.json' % ((a.base_us + a.offsets[h]) // 1000000, host)), 'w') as f:
+                f.write('\n'.join(lines) + '\n')
+        if a.tf:
+            step_dir = os.path.join(a.out, 'framework/tensorflow/detailed_profiling/2020091312/000000001')
+            prof = os.path.join(step_dir, 'plugins/profile/2020_09_13_12_00_00')
+            os.makedirs(prof, exist_ok=True)
+            start = a.base_us + int(w(steps[0]["start"]))
+            ev = [{"ph": "X", "name": "MatMul", "pid": 1, "tid": 1, "ts": round(w(s["start"] + 100) - w(steps[0]["start"]), 3),
+                   "dur": 500.0} for s in steps]
+            with gzip.open(os.path.join(prof, '%s.trace.json.gz' % host), 'wt') as f:
+                json.dump({"displayTimeUnit": "ns", "traceEvents": ev}, f)
+            node = '%d-%s' % (h * a.ranks_per_host, host)
+            open(os.path.join(step_dir, '%s_%d_%d.metadata' % (node, start, start + 1000)), 'w').close()
 
 
 def main():
@@ -117,35 +222,48 @@ def main():
     ap.add_argument('--hosts', type=int, default=3)
     ap.add_argument('--ranks-per-host', type=int, default=2)
     ap.add_argument('--offsets-us', default='0,350,-5800')
+    ap.add_argument('--drift-ppm', default='0')
     ap.add_argument('--steps', type=int, default=6)
+    ap.add_argument('--first-step', type=int, default=0)
     ap.add_argument('--collectives', type=int, default=8)
     ap.add_argument('--jitter-us', type=float, default=2.0)
+    ap.add_argument('--arrival-us', type=float, default=2000.0)
+    ap.add_argument('--gap-ms', type=float, default=0.0)
     ap.add_argument('--base-us', type=int, default=1_700_000_000_000_000)
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--format', choices=['kineto', 'smdebug'], default='kineto')
     ap.add_argument('--no-seq', action='store_true')
     ap.add_argument('--no-clock', action='store_true')
+    ap.add_argument('--files-per-step', action='store_true')
+    ap.add_argument('--decoys', type=int, default=0)
+    ap.add_argument('--broadcasts', action='store_true')
+    ap.add_argument('--straggler', type=int)
+    ap.add_argument('--straggler-steps', default='3-5')
+    ap.add_argument('--straggler-ms', type=float, default=2.0)
+    ap.add_argument('--metrics', action='store_true')
+    ap.add_argument('--tf', action='store_true')
     a = ap.parse_args()
     rng = random.Random(a.seed)
-    offsets = [float(x) for x in a.offsets_us.split(',')]
-    offsets += [0.0] * (a.hosts - len(offsets))
-    steps = plan(a, rng)
+    a.offsets = [float(x) for x in a.offsets_us.split(',')]
+    a.offsets += [0.0] * (a.hosts - len(a.offsets))
+    a.drifts = [float(x) for x in a.drift_ppm.split(',')]
+    a.drifts += [0.0] * (a.hosts - len(a.drifts))
+    a.straggler_lo, a.straggler_hi = (int(x) for x in a.straggler_steps.split('-'))
     world = a.hosts * a.ranks_per_host
-    hosts = ['host-%c' % chr(ord('a') + h) for h in range(a.hosts)]
-    for h, host in enumerate(hosts):
-        if a.format == 'smdebug':
-            smdebug_node(a, rng, steps, host, int(offsets[h]), a.out)
-            continue
-        for r in range(a.ranks_per_host):
-            rank = h * a.ranks_per_host + r
-            path = os.path.join(a.out, host, 'rank%d.pt.trace.json' % rank)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, 'w') as f:
-                json.dump(kineto_rank(a, rng, steps, host, offsets[h], rank, world), f)
+    steps = plan(a, rng, world)
+    hosts = ['host-%s' % (chr(ord('a') + h) if h < 26 else str(h)) for h in range(a.hosts)]
+    (write_smdebug if a.format == 'smdebug' else write_kineto)(a, rng, steps, hosts, world)
     with open(a.out.rstrip('/') + '.truth.json', 'w') as f:
-        json.dump({"hosts": hosts, "offsets_us": offsets[:a.hosts], "base_us": a.base_us, "jitter_us": a.jitter_us,
-                   "ends_us": [e for _, ends in steps for e in ends],
-                   "step_starts_us": [s for s, _ in steps]}, f)
+        json.dump({"hosts": hosts, "offsets_us": a.offsets[:a.hosts], "drift_ppm": a.drifts[:a.hosts],
+                   "ranks": [{"rank": h * a.ranks_per_host + r, "host": hosts[h]}
+                             for h in range(a.hosts) for r in range(a.ranks_per_host)],
+                   "base_us": a.base_us, "jitter_us": a.jitter_us,
+                   "ends_us": [c["end"] for s in steps for c in s["colls"]],
+                   "collectives": [{"step": s["step"], "end_us": c["end"], "arrivals_us": c["arrivals"]}
+                                   for s in steps for c in s["colls"]],
+                   "step_starts_us": [s["start"] for s in steps],
+                   "straggler": None if a.straggler is None else
+                   {"rank": a.straggler, "steps": [a.straggler_lo, a.straggler_hi], "ms": a.straggler_ms}}, f)
 
 
 if __name__ == '__main__':
