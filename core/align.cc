@@ -1,5 +1,6 @@
 // The moves: --align clocks and steps, clockless sources placed (align.h).
 #include <algorithm>
+#include <chrono>
 #include <map>
 
 #include "align.h"
@@ -170,7 +171,9 @@ void CorrectSource(ParsedSource& s, const HostClock& clock) {
 
 void AlignSources(Job& job, const Options& options, Report* report, std::vector<Diagnostic>* warnings) {
   report->align = options.align;
+  const auto t0 = std::chrono::steady_clock::now();
   const ClockCheck check = CheckClocks(job);
+  report->clock_check_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const bool clocks = options.align == Align::kClocks;
   WarnClocks(job, check, clocks, warnings);
   for (size_t i = 0; i < job.sources.size(); i++) job.sources[i].report.clock_host = check.host_of[i];

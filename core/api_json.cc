@@ -26,11 +26,13 @@ std::string ArgsJson(const Args& a, const Status& status) {
 std::string ResultJson(const Report& r, bool gzip) {
   std::string fatal = "null";
   if (r.fatal)
-    fatal = "{\"code\":" + Str(CodeName(r.fatal->code)) + ",\"message\":" + Str(r.fatal->message) +
+    fatal = "{\"code\":" + Str(CodeName(r.fatal->code)) + ",\"severity\":" + Str(SeverityName(SeverityOf(r.fatal->code))) +
+            ",\"message\":" + Str(r.fatal->message) +
             ",\"file\":" + Str(r.fatal->file) + ",\"offset\":" + std::to_string(r.fatal->offset) +
             ",\"at_byte\":" + Bool(r.fatal->AtByte()) + "}";
   return "{\"fatal\":" + fatal + ",\"summary\":" + Str(r.Summary()) + ",\"outputName\":" +
          Str(DefaultOutputName(r, gzip)) + ",\"eventsWritten\":" + std::to_string(r.events_written) +
+         ",\"clockCheckSeconds\":" + std::to_string(r.clock_check_seconds) +
          ",\"bytesWritten\":" + std::to_string(r.bytes_written) + ",\"report\":" + r.ToJson() + "}";
 }
 

@@ -33,7 +33,13 @@ const char* TierName(size_t tier) {
 }
 
 std::string Micros(int64_t ns) { return (ns > 0 ? "+" : "") + FormatMicros(ns) + " µs"; }
-std::string Plain(double ns) { return FormatMicros(static_cast<int64_t>(std::llround(ns))); }
+// (saturating, as every time here: inputs can hold any number)
+int64_t Ns(double v) {
+  if (std::isnan(v)) return 0;
+  return v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : static_cast<int64_t>(std::llround(v));
+}
+
+std::string Plain(double ns) { return FormatMicros(Ns(ns)); }
 
 // The median of v (reordered), as a double (the mean of the middle two).
 double Median(std::vector<double>& v) {
@@ -227,7 +233,7 @@ Fit FitClock(std::vector<Pair> p, double gap) {
 
 int64_t HostClock::OffsetAt(int64_t t) const {
   if (!drift) return offset_ns;
-  return offset_ns + static_cast<int64_t>(std::llround(rate_ppm * 1e-6 * static_cast<double>(SubNs(t, at_ns))));
+  return AddNs(offset_ns, Ns(rate_ppm * 1e-6 * static_cast<double>(SubNs(t, at_ns))));
 }
 
 int64_t HostClock::Worst() const {
@@ -327,6 +333,15 @@ ClockCheck CheckClocks(const Job& job) {
   for (uint32_t h = 0; h < hosts; h++) runs[check.hosts[h].run].push_back(h);
   std::vector<Fit> fits(hosts);
   std::vector<std::string> why(hosts);
+  std::vector<std::pair<int64_t, int64_t>> spans(hosts, {INT64_MAX, INT64_MIN});  // what each recorded (once asked)
+  auto span = [&](uint32_t x) {
+    std::pair<int64_t, int64_t>& sp = spans[x];
+    if (sp.first > sp.second)
+      for (uint32_t i : check.hosts[x].sources)
+        for (const Event& e : job.sources[i].events)
+          if (e.has_ts && e.ph != 'M') sp.first = std::min(sp.first, e.ts), sp.second = std::max(sp.second, AddNs(e.ts, e.dur));
+    return sp;
+  };
   for (auto& [run, members] : runs) {
     if (members.size() < 2) {  // one clock: nothing to compare
       for (uint32_t h : members) check.hosts[h].status = HostClock::Status::kReference;
@@ -360,12 +375,14 @@ ClockCheck CheckClocks(const Job& job) {
     bool any_anchor = false;
     for (uint32_t h : members)
       for (size_t t = 0; t < kTiers; t++) any_anchor |= has[h][t] > 0;
-    if (tier == kTiers) {  // nothing shared
-      for (uint32_t h : members)
-        if (h != ref)
-          why[h] = host_obs[h].empty() ? kNoCollectives
-                                       : "it shares no collective with another host (the same group and Seq, or "
-                                         "the same steps profiled)";
+    if (tier == kTiers) {  // nothing shared: no reference, nothing checked
+      check.hosts[ref].status = HostClock::Status::kUnchecked;
+      for (uint32_t h : members) {
+        check.hosts[h].reference.clear();
+        why[h] = host_obs[h].empty() ? kNoCollectives
+                                     : "it shares no collective with another host (the same group and Seq, or "
+                                       "the same steps profiled)";
+      }
       check.attempted |= any_anchor;
       continue;
     }
@@ -437,13 +454,6 @@ ClockCheck CheckClocks(const Job& job) {
           Fit f = FitClock(std::move(pairs), gap);
           if (f.ok && absolute(h) && absolute(ref)) {
             // Between two absolute clocks, a shift beyond the time both recorded is a wrong match.
-            auto span = [&](uint32_t x) {
-              std::pair<int64_t, int64_t> s{INT64_MAX, INT64_MIN};
-              for (uint32_t i : check.hosts[x].sources)
-                for (const Event& e : job.sources[i].events)
-                  if (e.has_ts && e.ph != 'M') s.first = std::min(s.first, e.ts), s.second = std::max(s.second, AddNs(e.ts, e.dur));
-              return s;
-            };
             const auto a = span(h), b = span(ref);
             const double overlap = static_cast<double>(std::min(a.second, b.second)) - static_cast<double>(std::max(a.first, b.first));
             if (overlap > 0 && std::fabs(f.offset) > overlap) {
@@ -484,14 +494,14 @@ ClockCheck CheckClocks(const Job& job) {
     const Fit& f = fits[h];
     hc.anchors = f.inliers;
     hc.matched = f.matched;
-    hc.offset_ns = static_cast<int64_t>(std::llround(f.offset));
-    hc.uncertainty_ns = static_cast<int64_t>(std::llround(f.u_offset));
-    hc.at_ns = static_cast<int64_t>(std::llround(f.drift ? f.at : f.first));
+    hc.offset_ns = Ns(f.offset);
+    hc.uncertainty_ns = Ns(f.u_offset);
+    hc.at_ns = Ns(f.drift ? f.at : f.first);
     hc.drift = f.drift;
     hc.rate_ppm = f.rate * 1e6;
     hc.rate_uncertainty_ppm = f.u_rate * 1e6;
-    hc.first_ns = static_cast<int64_t>(std::llround(f.first));
-    hc.last_ns = static_cast<int64_t>(std::llround(f.last));
+    hc.first_ns = Ns(f.first);
+    hc.last_ns = Ns(f.last);
     // Off beyond its noise somewhere in its span.
     for (double t : {f.first, f.last}) {
       const double off = f.offset + f.rate * (t - f.at);
@@ -517,14 +527,14 @@ void WarnClocks(Job& job, const ClockCheck& check, bool aligned, std::vector<Dia
     const int64_t off = hc.offset_ns;
     std::string what = "the clock of " + hc.host +
                        (hc.sources.size() == 1 ? "" : " (" + std::to_string(hc.sources.size()) + " files)") +
-                       (aligned ? " was " : " is ") + FormatMicros(off < 0 ? SubNs(0, off) : off) + " µs ± " +
-                       FormatMicros(hc.uncertainty_ns) + " " + (off < 0 ? "behind" : "ahead of") + " that of " +
+                       (aligned ? " was " : " is ") + FormatMicros(off < 0 ? SubNs(0, off) : off) + " ± " +
+                       FormatMicros(hc.uncertainty_ns) + " µs " + (off < 0 ? "behind" : "ahead of") + " that of " +
                        hc.reference + ": " + hc.from + " end " + (off < 0 ? "earlier" : "later") + " there (" +
                        std::to_string(hc.anchors) + " of " + std::to_string(hc.matched) + " matched ends agree)";
     if (hc.drift)
       what += ", and it " + std::string(hc.rate_ppm > 0 ? "gains " : "loses ") + Plain(std::fabs(hc.rate_ppm) * 1000) +
               " ppm ± " + Plain(hc.rate_uncertainty_ppm * 1000) + " (" + Micros(hc.OffsetAt(hc.first_ns)) + " to " +
-              Micros(hc.OffsetAt(hc.last_ns)) + " over " + FormatMicros((hc.last_ns - hc.first_ns) / 1000000) + " s)";
+              Micros(hc.OffsetAt(hc.last_ns)) + " over " + FormatMicros(SubNs(hc.last_ns, hc.first_ns) / 1000000) + " s)";
     what += aligned ? "; --align clocks moved " : "; --align clocks moves ";
     what += (hc.sources.size() == 1 ? "it" : "them") + std::string(" by ") + Micros(SubNs(0, off)) +
             (hc.drift ? " at its middle, by a line" : "");
@@ -535,12 +545,13 @@ void WarnClocks(Job& job, const ClockCheck& check, bool aligned, std::vector<Dia
     for (const HostClock* h : all)
       if (h->reason != kNoCollectives) list.push_back(h);
     const size_t quiet = all.size() - list.size();
+    if (list.empty()) continue;  // (hosts without collectives: nothing was there to check)
     std::string text = "clock check" + (job.runs > 1 ? " of " + run : std::string()) + ": could not check " +
-                       std::to_string(all.size()) + " host" + (all.size() == 1 ? "" : "s") + " against " +
-                       all[0]->reference + ": ";
+                       std::to_string(all.size()) + " host" + (all.size() == 1 ? "" : "s") +
+                       (all[0]->reference.empty() ? std::string() : " against " + all[0]->reference) + ": ";
     for (size_t i = 0; i < list.size() && i < 8; i++) text += (i ? "; " : "") + list[i]->host + " — " + list[i]->reason;
     if (list.size() > 8) text += "; … (" + std::to_string(list.size() - 8) + " more in the report)";
-    if (quiet) text += std::string(list.empty() ? "" : "; ") + std::to_string(quiet) + (quiet == 1 ? " has " : " have ") + kNoCollectives;
+    if (quiet) text += "; " + std::to_string(quiet) + (quiet == 1 ? " has " : " have ") + kNoCollectives;
     warnings->push_back({Code::kNote, "", 0, text});
   }
 }

@@ -43,6 +43,7 @@ void ApplyClocks(Job& job, const std::vector<std::pair<std::string, int64_t>>& o
     const TimeBase tb = FormatOf(s.cls.format).Clock(s, job.facts);
     const int64_t base = tb.base_ns;
     r.time_base_kind = tb.kind;
+    r.time_base_value = tb.value;
     r.absolute = tb.kind != BaseKind::kNone;
     r.time_base = TimeBaseText(tb);
     for (auto& [pattern, us] : offsets_us)

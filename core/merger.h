@@ -110,6 +110,7 @@ struct SourceReport {
   uint64_t events_outside = 0;  // valid events outside the time window
   std::string time_base;        // how ts became absolute Unix µs
   BaseKind time_base_kind = BaseKind::kNone;
+  std::string time_base_value;  // what it was read from: "1594662597687738", a sidecar's name, "" 
   bool absolute = false;        // false: relative times (NO_CLOCK)
   Identity identity;            // who recorded it (identity.h)
   int64_t offset_us = 0;        // manual offset applied
@@ -157,6 +158,7 @@ struct Report {
   std::vector<SourceReport> sources;
   std::vector<HostClock> clock_hosts;  // the clock check, per host (SourceReport::clock_host)
   bool clock_attempted = false;        // some run had hosts with collectives to compare
+  double clock_check_seconds = 0;      // how long the clock check took (TRACEMERGE_STATS)
   std::vector<Diagnostic> warnings;  // soft problems and notes, file + offset
   uint64_t events_written = 0;
   uint64_t bytes_written = 0;

@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <map>
 
-#include "identity.h"
 #include "numbers.h"
 #include "worker_pool.h"
 #include "stages.h"
@@ -37,7 +36,6 @@ bool MetricOf(const ParsedSource& s, const Event& e, std::string* dimension, dou
 }  // namespace
 
 std::string OverviewJson(const Job& job, const JobShape& shape, size_t bins) {
-  const StepKind step_kind = JobStepKind(job);
   const int64_t start = shape.start_ns, end = std::max(shape.end_ns, shape.start_ns + 1);
   std::vector<std::string> parts(job.sources.size());
   ForEach(job.sources.size(), job.threads, [&](size_t k) {
@@ -60,7 +58,7 @@ std::string OverviewJson(const Job& job, const JobShape& shape, size_t bins) {
     }
     // Each step of this source: its first and its last moment (marked events).
     std::map<int64_t, std::pair<int64_t, int64_t>> steps;
-    for (auto [step, index] : StepsOf(s, step_kind)) {
+    for (auto [step, index] : s.steps) {  // (its own, whatever kind: the page draws each source's steps)
       const Event& e = s.events[index];
       auto [it, added] = steps.try_emplace(step, e.ts, e.ts + Duration(e));
       it->second.first = std::min(it->second.first, e.ts);

@@ -137,13 +137,13 @@ std::string ClockSummary(const std::vector<HostClock>& hosts) {
     } else if (h.status == HostClock::Status::kUnchecked) {
       s += "not checked — " + h.reason + "\n";
     } else {
-      s += Signed(h.offset_ns) + " ± " + FormatMicros(h.uncertainty_ns) + " µs against " + h.reference;
+      s += (h.offset_ns > 0 ? "+" : "") + FormatMicros(h.offset_ns) + " ± " + FormatMicros(h.uncertainty_ns) + " µs against " + h.reference;
       if (h.drift) {
         char rate[80];
         std::snprintf(rate, sizeof rate, ", %+.3f ± %.3f ppm", h.rate_ppm, h.rate_uncertainty_ppm);
         s += rate + std::string(" (") + Signed(h.OffsetAt(h.first_ns)) + " .. " + Signed(h.OffsetAt(h.last_ns)) + ")";
       }
-      s += " from " + std::to_string(h.anchors) + " of " + std::to_string(h.matched) + " " + h.from + " ends" +
+      s += ", from " + std::to_string(h.anchors) + " of " + std::to_string(h.matched) + " matched ends of " + h.from +
            (h.skew ? " — CLOCK_SKEW" : "") + "\n";
     }
   }
@@ -169,7 +169,10 @@ std::string Report::Summary() const {
       s += " — " + src.note + "\n";
       continue;
     }
-    s += ", node " + src.node + ": " + std::to_string(src.events_read) + " events read";
+    const Identity& id = src.identity;  // who recorded it
+    s += ", " + (id.rank >= 0 ? id.group : "node " + (id.node.empty() ? src.node : id.node));
+    if (!id.host.empty() && (id.rank < 0 || id.group.find(id.host) == std::string::npos)) s += " on " + id.host;
+    s += ": " + std::to_string(src.events_read) + " events read";
     if (!scan_only) s += ", " + std::to_string(src.events_kept) + " kept";
     if (src.events_dropped) s += ", " + std::to_string(src.events_dropped) + " dropped (see warnings)";
     if (src.events_outside) s += ", " + std::to_string(src.events_outside) + " outside the window";
@@ -230,7 +233,8 @@ std::string Report::ToJson() const {
          ",\"metadata_merged\":" + std::to_string(r.metadata_merged) +
          ",\"metadata_unused\":" + std::to_string(r.metadata_unused) + ",\"time_base\":" + Quote(r.time_base) +
          ",\"time_base_kind\":" + Quote(BaseKindName(r.time_base_kind)) +
-         ",\"time_base_label\":" + Quote(BaseKindLabel(r.time_base_kind)) + ",\"identity\":" + (r.included ? IdentityJson(r.identity) : "null") +
+         ",\"time_base_label\":" + Quote(BaseKindLabel(r.time_base_kind)) +
+         ",\"time_base_value\":" + Quote(r.time_base_value) + ",\"identity\":" + (r.included ? IdentityJson(r.identity) : "null") +
          ",\"absolute\":" + (r.absolute ? "true" : "false") + ",\"offset_us\":" + std::to_string(r.offset_us) +
          ",\"aligned_us\":" + FormatMicros(r.aligned_ns) + ",\"placed_us\":" + FormatMicros(r.placed_ns) +
          ",\"clock_host\":" + std::to_string(r.clock_host);

@@ -41,11 +41,11 @@ const char* CodeName(Code code);
 // of its own): how grave it is, and whether its offset is a byte of its file.
 enum class Severity { kError, kWarning, kNote };
 const char* SeverityName(Severity s);  // "error", "warning", "note"
-enum class OffsetIs {
-  kByte,         // where in the (inflated) file it went wrong
-  kByteWhenSet,  // a byte when not 0 (a NOTE "the first at this byte"; a NOT_A_TRACE inside the file)
-  kNothing,      // about the whole file or the job (NO_CLOCK, CLOCK_SKEW, SKIPPED, …)
-};
+// kByte: where in the (inflated) file it went wrong; kByteWhenSet: a byte when
+// not 0 (a NOTE "the first at this byte", a NOT_A_TRACE inside the file);
+// kNothing: about the whole file or the job (NO_CLOCK, CLOCK_SKEW, SKIPPED, …).
+// (One line: wasm/CMakeLists.txt reads the codes from the lines of Code's enum.)
+enum class OffsetIs { kByte, kByteWhenSet, kNothing };
 Severity SeverityOf(Code code);
 OffsetIs OffsetOf(Code code);
 

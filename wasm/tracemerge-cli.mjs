@@ -154,7 +154,8 @@ async function main(argv) {
     const secs = (a, b) => ((b - a) / 1000).toFixed(3);
     const tEnd = performance.now();
     process.stderr.write(`phase-seconds read+parse ${secs(t0, tRead)} plan ${secs(tRead, tFirst || tEnd)} ` +
-                         `write ${secs(tFirst || tEnd, tEnd)}\nwasm-heap-bytes ${merger.heapPeak}\n`);
+                         `write ${secs(tFirst || tEnd, tEnd)} clock-check ${result.clockCheckSeconds.toFixed(3)}\n` +
+                         `wasm-heap-bytes ${merger.heapPeak}\n`);
   }
   const renamed = !plan.toStdout && !plan.inPlace;
   if (result.fatal || writeFailed) {

@@ -1,6 +1,7 @@
 // The overview card: the scanned job drawn (overview.mjs), its steps per node or rank
-// (steps.mjs), a host whose clock is off (the scan's CLOCK_SKEW warnings, with a button
-// that aligns the clocks), and, after a merge, what was merged.
+// (steps.mjs), the clock check (the report's clock_check: hosts whose clock is off, with
+// a button that aligns the clocks, and hosts that could not be checked, with the reason),
+// and, after a merge, what was merged.
 //   const jv = createJobView(el, { onPick, onClear, onAlignClocks, lanes: () => ({ visible, shift, kindLabel }) });
 //   jv.show(scanReport); jv.refresh(); jv.setWindow(preview); jv.setMerged(mergeReport, eventsWritten)
 import { count, duration, plural, utcFromMicros } from './format.mjs';
@@ -53,11 +54,23 @@ export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
     el.overviewCaption.textContent = parts.join(' · ');
   }
 
-  // A host's clock off: the core's words (how far, from how many collectives, what fixes it).
+  // The clock check, host by host: how far off (± its uncertainty, and its drift), from
+  // what; or why it could not be told. Hosts without collectives go unmentioned.
   function skew() {
-    const warnings = (report?.warnings ?? []).filter((w) => w.code === 'CLOCK_SKEW');
-    el.skew.hidden = !warnings.length;
-    el.skewList.replaceChildren(...warnings.map((w) => h('li', {}, h('strong', {}, 'Clocks apart: '), w.message)));
+    const check = report?.clock_check;
+    const hosts = check?.attempted ? check.hosts : [];
+    const off = report.align === 'clocks' ? [] : hosts.filter((c) => c.status === 'checked' && c.skew);  // (else moved)
+    const unchecked = hosts.filter((c) => c.status === 'unchecked' && !c.reason.startsWith('no collectives'));
+    const us = (x) => `${x > 0 ? '+' : x < 0 ? '−' : ''}${Math.abs(x)} µs`;
+    el.skew.hidden = !off.length && !unchecked.length;
+    el.alignClocks.hidden = !off.length;
+    el.skewList.replaceChildren(
+      ...off.map((c) => h('li', { class: 'skewed', 'data-host': c.host }, h('strong', {}, 'Clocks apart: '),
+        `${c.host}'s clock is ${us(c.offset_us)} ± ${c.uncertainty_us} µs against ${c.reference}'s` +
+        (c.rate_ppm !== undefined ? `, drifting ${c.rate_ppm > 0 ? '+' : ''}${c.rate_ppm} ± ${c.rate_uncertainty_ppm} ppm` : '') +
+        ` (${count(c.anchors)} of ${count(c.matched)} ${c.from} ends agree).`)),
+      ...unchecked.map((c) => h('li', { class: 'unchecked', 'data-host': c.host }, h('strong', {}, 'Not checked: '),
+        `${c.host} — ${c.reason}.`)));
     const moved = (report?.sources ?? []).filter((s) => s.aligned_us);
     el.alignedNote.hidden = !moved.length;
     if (moved.length) {

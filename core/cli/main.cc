@@ -238,8 +238,8 @@ int main(int argc, char** argv) {
   });
   writer.Wait();
   if (stats)
-    std::fprintf(stderr, "phase-seconds read+parse %.3f plan %.3f write %.3f\n", t_read, t_first - t_read,
-                 since() - t_first);
+    std::fprintf(stderr, "phase-seconds read+parse %.3f plan %.3f write %.3f clock-check %.3f\n", t_read,
+                 t_first - t_read, since() - t_first, report.clock_check_seconds);
   if (!plan.to_stdout && std::fclose(out) != 0) write_failed = true;
   const bool renamed = !plan.to_stdout && !plan.in_place;
   if (report.fatal || write_failed) {

@@ -154,7 +154,8 @@ test('the sample job is deterministic, has two hosts whose clocks are 400 µs ap
   assert.deepEqual(a.map((f) => f.name), b.map((f) => f.name));
   assert.ok(a.every((f, i) => Buffer.from(f.data).equals(Buffer.from(b[i].data))));
   assert.ok(a.reduce((n, f) => n + f.data.length, 0) < 200e3, 'the sample is inlined in the single-file page: keep it small');
-  const { chunks, report } = await api.mergeFiles(a, {}, { output: 'chunks' });
+  const folder = a.map((f) => ({ ...f, inFolder: true }));  // as the page drops it: a folder, one run
+  const { chunks, report } = await api.mergeFiles(folder, {}, { output: 'chunks' });
   assert.deepEqual(report.sources.map((s) => [s.kind, s.absolute]).sort(),
     [['model_timeline', true], ['pythontimeline', true], ['system', true], ['trace', true], ['trace', true], ['trace', true]]);
   assert.deepEqual(report.warnings.map((w) => [w.code, w.file]), [['CLOCK_SKEW', 'sample_job/ranks/host-b/rank1.pt.trace.json']]);
@@ -166,7 +167,7 @@ test('the sample job is deterministic, has two hosts whose clocks are 400 µs ap
   }
   assert.ok(Buffer.concat(chunks).equals(cli([path.join(dir, 'sample_job')])));
   // Aligned by their collectives, host-b moves back by the 400 µs (±2 µs of jitter).
-  const aligned = await api.mergeFiles(a, { align: 'clocks' }, { output: 'chunks' });
+  const aligned = await api.mergeFiles(folder, { align: 'clocks' }, { output: 'chunks' });
   const moved = aligned.report.sources.find((s) => s.path.endsWith('rank1.pt.trace.json')).aligned_us;
   assert.ok(Math.abs(moved + 400) < 3, `moved by ${moved} µs`);
   assert.ok(!aligned.report.warnings.some((x) => x.code === 'CLOCK_SKEW'));

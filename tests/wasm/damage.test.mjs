@@ -10,12 +10,12 @@ import { CORPUS, NATIVE_CLI, WASM, concat, run, tmpDir } from './helpers.mjs';
 
 const { mergeFiles } = await import(path.join(WASM, 'tracemerge.mjs'));
 const enc = new TextEncoder();
-const INTACT = { name: 'job/intact.json', data: enc.encode('{"traceEvents":[{"ph":"X","name":"ok1","pid":1,"tid":1,"ts":10,"dur":5},'
+const INTACT = { name: 'job/intact.json', inFolder: true, data: enc.encode('{"traceEvents":[{"ph":"X","name":"ok1","pid":1,"tid":1,"ts":10,"dur":5},'
   + '{"ph":"i","name":"ok2","pid":1,"tid":1,"ts":12},{"ph":"C","name":"ok3","pid":1,"ts":13,"args":{"v":1}}]}') };
 const SMALL = new Uint8Array(fs.readFileSync(path.join(CORPUS, 'real/chrome_catapult/trivial_trace.json')));
 
 async function check(what, data, { named = true, options = {} } = {}) {
-  const damaged = { name: 'job/damaged.json', data };
+  const damaged = { name: 'job/damaged.json', inFolder: true, data };  // (as the CLI's folder walk)
   const { chunks, report } = await mergeFiles([INTACT, damaged], options, { output: 'chunks' });
   const text = Buffer.from(concat(chunks)).toString('utf8');
   assert.doesNotThrow(() => JSON.parse(text), `${what}: output is not valid JSON`);

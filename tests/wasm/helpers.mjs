@@ -39,7 +39,7 @@ export function run(cli, args) {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr.toString() };
 }
 
-// Every file under dir as { name: "<dir name>/<rel>", data: Uint8Array }, sorted like the CLIs.
+// Every file under dir as { name: "<dir name>/<rel>", data: Uint8Array, inFolder: true }, sorted like the CLIs.
 export function readTree(dir) {
   const label = path.basename(path.resolve(dir));
   const out = [];
@@ -47,7 +47,7 @@ export function readTree(dir) {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) walk(path.join(d, e.name), r);
-      else out.push({ name: `${label}/${r}`, data: new Uint8Array(fs.readFileSync(path.join(d, e.name))) });
+      else out.push({ name: `${label}/${r}`, data: new Uint8Array(fs.readFileSync(path.join(d, e.name))), inFolder: true });
     }
   };
   walk(dir, '');
