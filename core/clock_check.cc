@@ -17,7 +17,7 @@
 namespace tracemerge {
 namespace {
 
-constexpr size_t kTiers = 3;
+constexpr size_t kTiers = 3;  // AnchorTier's
 constexpr uint32_t kMinAnchors = 3;         // fewer say too little about a clock
 constexpr double kMaxSpreadNs = 50000;      // ends that agree worse than this say nothing of a clock
 constexpr double kMinSigmaNs = 250;         // the times' own grain (whole µs, Perfetto's 256 ns)
@@ -58,11 +58,18 @@ struct Obs {
   uint8_t tier;
 };
 
-// Each anchor's end: an X's ts + dur; a B's matching E (per thread, in file order).
-void EndsOf(const ParsedSource& s, std::vector<std::tuple<int64_t, uint8_t, std::string, bool>>* out) {
+// The ends of s's anchors of one tier: an X's ts + dur; a B's matching E (per
+// thread, in file order). A Horovod op's key gets its tensor (its pid's name).
+struct End {
+  int64_t end;
+  std::string key;
+  bool seq;
+  bool operator<(const End& o) const { return end < o.end; }
+};
+void EndsOf(const ParsedSource& s, AnchorTier tier, std::vector<End>* out) {
   std::unordered_map<uint32_t, int64_t> b_end;  // B event → its E's ts
   bool any_b = false;
-  for (const Anchor& a : s.anchors) any_b |= s.events[a.event].ph == 'B';
+  for (const Anchor& a : s.anchors) any_b |= a.tier == tier && s.events[a.event].ph == 'B';
   if (any_b) {
     std::unordered_map<uint32_t, std::vector<uint32_t>> open;  // thread → open B events
     for (uint32_t i = 0; i < s.events.size(); i++) {
@@ -79,17 +86,17 @@ void EndsOf(const ParsedSource& s, std::vector<std::tuple<int64_t, uint8_t, std:
   }
   for (const Anchor& a : s.anchors) {
     const Event& e = s.events[a.event];
-    if (!e.has_ts) continue;
+    if (a.tier != tier || !e.has_ts) continue;
     int64_t end = AddNs(e.ts, e.dur);
     std::string key = a.key;
     if (e.ph == 'B') {
       auto it = b_end.find(a.event);
       if (it == b_end.end()) continue;  // never ended
       end = it->second;
-      const Proc& p = s.procs[s.threads[e.thread].proc];  // Horovod: one pid per tensor
+      const Proc& p = s.procs[s.threads[e.thread].proc];
       key += '\x1f' + (p.name.empty() ? p.pid_text : p.name);
     }
-    out->push_back({end, static_cast<uint8_t>(a.tier), std::move(key), a.seq});
+    out->push_back({end, std::move(key), a.seq});
   }
 }
 
@@ -263,76 +270,57 @@ ClockCheck CheckClocks(const Job& job) {
     check.host_of[i] = h;
   }
   const size_t hosts = check.hosts.size();
-  // Each host's collective ends, named by their identity.
-  std::vector<Obs> obs;
-  std::unordered_map<std::string, uint32_t> cid_of;
+  // Streams (a source, or smdebug's rotated files pooled) and the profiled
+  // steps each covers: its own step marks, else those of its host's other
+  // sources that fall within what it recorded.
+  struct Stream {
+    uint32_t host;
+    std::string run, steps;
+    std::vector<uint32_t> sources;
+  };
+  std::vector<Stream> streams;
+  std::vector<bool> has_ends(hosts, false);
   {
-    // Streams (rotated files pooled) and the steps each covers.
-    std::map<std::string, std::vector<uint32_t>> streams;  // run + stream → sources
+    std::map<std::string, std::vector<uint32_t>> members;  // run + stream → sources
     for (uint32_t i = 0; i < n; i++)
       if (check.host_of[i] >= 0 && !job.sources[i].anchors.empty())
-        streams[job.sources[i].identity.run + '\x1f' + job.sources[i].identity.stream].push_back(i);
-    // Step marks per host (any kind), for streams without their own.
+        members[job.sources[i].identity.run + '\x1f' + job.sources[i].identity.stream].push_back(i);
     std::vector<std::vector<std::pair<int64_t, int64_t>>> host_steps(hosts);  // (ts, step)
     for (uint32_t i = 0; i < n; i++)
       if (check.host_of[i] >= 0)
         for (auto [step, ev] : job.sources[i].steps) host_steps[check.host_of[i]].push_back({job.sources[i].events[ev].ts, step});
-    for (auto& [name, members] : streams) {
-      const uint32_t h = static_cast<uint32_t>(check.host_of[members[0]]);
-      std::vector<std::tuple<int64_t, uint8_t, std::string, bool>> ends;
+    for (auto& [name, list] : members) {
+      Stream st;
+      st.host = static_cast<uint32_t>(check.host_of[list[0]]);
+      st.run = job.sources[list[0]].identity.run;
+      st.sources = list;
       std::vector<int64_t> own;
-      for (uint32_t i : members) {
-        EndsOf(job.sources[i], &ends);
+      int64_t lo = INT64_MAX, hi = INT64_MIN;
+      for (uint32_t i : list) {
         for (auto [step, ev] : job.sources[i].steps) own.push_back(step);
+        for (const Anchor& a : job.sources[i].anchors) {
+          const Event& e = job.sources[i].events[a.event];
+          lo = std::min(lo, e.ts), hi = std::max(hi, AddNs(e.ts, e.dur));
+        }
       }
-      if (ends.empty()) continue;
-      std::sort(ends.begin(), ends.end());
-      if (own.empty()) {
-        const int64_t lo = std::get<0>(ends.front()), hi = std::get<0>(ends.back());
-        for (auto [ts, step] : host_steps[h])
+      if (own.empty())
+        for (auto [ts, step] : host_steps[st.host])
           if (ts >= lo && ts <= hi) own.push_back(step);
-      }
-      const std::string steps = StepsText(std::move(own));
-      std::map<std::string, uint32_t> place;  // (tier, key) → occurrences so far
-      for (auto& [end, tier, key, seq] : ends) {
-        std::string cid = job.sources[members[0]].identity.run + '\x1f' + char('0' + tier) + '\x1f' + key;
-        if (!seq) cid += "\x1fsteps " + steps + "\x1f#" + std::to_string(place[cid]++);
-        const uint32_t id = cid_of.try_emplace(std::move(cid), static_cast<uint32_t>(cid_of.size())).first->second;
-        obs.push_back({id, h, end, tier});
-      }
+      st.steps = StepsText(std::move(own));
+      has_ends[st.host] = true;
+      streams.push_back(std::move(st));
     }
   }
-  // The hosts that saw each collective; collectives seen on one host only say nothing.
-  const size_t cids = cid_of.size();
-  std::unordered_map<std::string, uint32_t>().swap(cid_of);
-  std::vector<uint32_t> cid_hosts(cids, 0), cid_last(cids, UINT32_MAX);
-  for (const Obs& o : obs)
-    if (cid_last[o.cid] != o.domain) cid_last[o.cid] = o.domain, cid_hosts[o.cid]++;
-  // (a host's several ranks see a collective in turn: counted once per host, as obs are by stream)
-  std::vector<std::array<uint64_t, kTiers>> shares(hosts, std::array<uint64_t, kTiers>{});
-  std::vector<std::array<uint32_t, kTiers>> has(hosts, std::array<uint32_t, kTiers>{});
-  for (const Obs& o : obs) {
-    has[o.domain][o.tier]++;
-    if (cid_hosts[o.cid] > 1) shares[o.domain][o.tier] += cid_hosts[o.cid] - 1;
-  }
-  // Obs of each collective, grouped (a counting sort by cid).
-  std::vector<uint32_t> start(cids + 1, 0);
-  for (const Obs& o : obs) start[o.cid + 1]++;
-  for (size_t c = 0; c < cids; c++) start[c + 1] += start[c];
-  std::vector<uint32_t> by_cid(obs.size());
-  {
-    std::vector<uint32_t> fill(start.begin(), start.end() - 1);
-    for (uint32_t k = 0; k < obs.size(); k++) by_cid[fill[obs[k].cid]++] = k;
-  }
-  // Each host's obs, in order.
-  std::vector<std::vector<uint32_t>> host_obs(hosts);
-  for (uint32_t k = 0; k < obs.size(); k++) host_obs[obs[k].domain].push_back(k);
 
-  // Per run: the reference, then the others outward from it.
+  // Per run: the reference — the host that shares the most, in the best tier
+  // any two hosts share —, then the others outward from it, a tier at a time:
+  // a tier's collectives are named only when some host is still to estimate.
   std::map<std::string, std::vector<uint32_t>> runs;
   for (uint32_t h = 0; h < hosts; h++) runs[check.hosts[h].run].push_back(h);
   std::vector<Fit> fits(hosts);
   std::vector<std::string> why(hosts);
+  std::vector<bool> done(hosts, false);
+  std::map<std::string, uint32_t> refs;  // run → its reference, once chosen
   std::vector<std::pair<int64_t, int64_t>> spans(hosts, {INT64_MAX, INT64_MIN});  // what each recorded (once asked)
   auto span = [&](uint32_t x) {
     std::pair<int64_t, int64_t>& sp = spans[x];
@@ -342,57 +330,95 @@ ClockCheck CheckClocks(const Job& job) {
           if (e.has_ts && e.ph != 'M') sp.first = std::min(sp.first, e.ts), sp.second = std::max(sp.second, AddNs(e.ts, e.dur));
     return sp;
   };
+  auto absolute = [&](uint32_t h) { return job.sources[check.hosts[h].sources[0]].report.absolute; };
+  auto rank = [&](uint32_t h) {
+    int64_t r = INT64_MAX;
+    for (uint32_t i : check.hosts[h].sources)
+      if (job.sources[i].identity.rank >= 0) r = std::min(r, job.sources[i].identity.rank);
+    return r;
+  };
+  std::map<std::string, bool> open;  // run → some host is still to estimate
   for (auto& [run, members] : runs) {
     if (members.size() < 2) {  // one clock: nothing to compare
       for (uint32_t h : members) check.hosts[h].status = HostClock::Status::kReference;
       continue;
     }
-    // The best tier any two hosts share; the reference shares the most of it.
-    size_t tier = kTiers;
-    for (size_t t = 0; t < kTiers && tier == kTiers; t++)
-      for (uint32_t h : members)
-        if (shares[h][t]) tier = t;
-    auto absolute = [&](uint32_t h) { return job.sources[check.hosts[h].sources[0]].report.absolute; };
-    auto rank = [&](uint32_t h) {
-      int64_t r = INT64_MAX;
-      for (uint32_t i : check.hosts[h].sources)
-        if (job.sources[i].identity.rank >= 0) r = std::min(r, job.sources[i].identity.rank);
-      return r;
-    };
-    // (ties: an absolute clock, then the lowest rank, then the first host by name)
-    auto better = [&](uint32_t a, uint32_t b) {
-      const uint64_t sa = tier < kTiers ? shares[a][tier] : 0, sb = tier < kTiers ? shares[b][tier] : 0;
-      if (absolute(a) != absolute(b)) return absolute(a);
-      if (sa != sb) return sa > sb;
-      if (rank(a) != rank(b)) return rank(a) < rank(b);
-      return check.hosts[a].host < check.hosts[b].host;
-    };
-    uint32_t ref = members[0];
-    for (uint32_t h : members)
-      if (better(h, ref)) ref = h;
-    for (uint32_t h : members) check.hosts[h].reference = check.hosts[ref].host;
-    check.hosts[ref].status = HostClock::Status::kReference;
-    bool any_anchor = false;
-    for (uint32_t h : members)
-      for (size_t t = 0; t < kTiers; t++) any_anchor |= has[h][t] > 0;
-    if (tier == kTiers) {  // nothing shared: no reference, nothing checked
-      check.hosts[ref].status = HostClock::Status::kUnchecked;
-      for (uint32_t h : members) {
-        check.hosts[h].reference.clear();
-        why[h] = host_obs[h].empty() ? kNoCollectives
-                                     : "it shares no collective with another host (the same group and Seq, or "
-                                       "the same steps profiled)";
+    bool any = false;
+    for (uint32_t h : members) any |= has_ends[h];
+    check.attempted |= any;
+    open[run] = any;
+  }
+  for (size_t t = 0; t < kTiers; t++) {
+    bool needed = false;
+    for (auto& [run, o] : open) needed |= o;
+    if (!needed) break;
+    // This tier's ends, each named by the collective's identity: its key (with
+    // its Seq), else its key, the steps its stream covers and its place there.
+    std::vector<Obs> obs;
+    std::unordered_map<std::string, uint32_t> cid_of;
+    for (const Stream& st : streams) {
+      if (!open[st.run]) continue;
+      std::vector<End> ends;
+      for (uint32_t i : st.sources) EndsOf(job.sources[i], static_cast<AnchorTier>(t), &ends);
+      std::stable_sort(ends.begin(), ends.end());
+      std::unordered_map<std::string, uint32_t> place;  // key → occurrences so far
+      for (const End& e : ends) {
+        std::string cid = st.run + '\x1f' + e.key;
+        if (!e.seq) cid += "\x1fsteps " + st.steps + "\x1f#" + std::to_string(place[e.key]++);
+        const uint32_t id = cid_of.try_emplace(std::move(cid), static_cast<uint32_t>(cid_of.size())).first->second;
+        obs.push_back({id, st.host, e.end, static_cast<uint8_t>(t)});
       }
-      check.attempted |= any_anchor;
-      continue;
     }
-    check.attempted = true;
-    // Tier by tier: a host keeps the best tier's estimate; the hosts estimated
-    // so far are what the next ones are measured through.
-    std::vector<bool> done(hosts, false);
-    done[ref] = true;
-    for (size_t t = 0; t < kTiers; t++) {
-      std::vector<bool> in(done);  // estimated: their corrected ends make a collective's end
+    const size_t cids = cid_of.size();
+    std::unordered_map<std::string, uint32_t>().swap(cid_of);
+    if (!cids) continue;
+    // Obs of each collective, grouped (a counting sort by cid); the hosts that saw
+    // each (a collective seen on one host only says nothing); each host's obs.
+    std::vector<uint32_t> start(cids + 1, 0);
+    for (const Obs& o : obs) start[o.cid + 1]++;
+    for (size_t c = 0; c < cids; c++) start[c + 1] += start[c];
+    std::vector<uint32_t> by_cid(obs.size());
+    {
+      std::vector<uint32_t> fill(start.begin(), start.end() - 1);
+      for (uint32_t k = 0; k < obs.size(); k++) by_cid[fill[obs[k].cid]++] = k;
+    }
+    std::vector<uint32_t> cid_hosts(cids, 0), stamp(hosts, UINT32_MAX);
+    for (uint32_t c = 0; c < cids; c++)
+      for (uint32_t j = start[c]; j < start[c + 1]; j++) {
+        const uint32_t h = obs[by_cid[j]].domain;
+        if (stamp[h] != c) stamp[h] = c, cid_hosts[c]++;
+      }
+    std::vector<uint64_t> shares(hosts, 0);
+    std::vector<std::vector<uint32_t>> host_obs(hosts);
+    for (uint32_t k = 0; k < obs.size(); k++) {
+      host_obs[obs[k].domain].push_back(k);
+      if (cid_hosts[obs[k].cid] > 1) shares[obs[k].domain] += cid_hosts[obs[k].cid] - 1;
+    }
+    for (auto& [run, members] : runs) {
+      if (!open[run]) continue;
+      auto found = refs.find(run);
+      if (found == refs.end()) {
+        uint64_t shared = 0;
+        for (uint32_t h : members) shared += shares[h];
+        if (!shared) continue;  // (a later tier may)
+        // (ties: an absolute clock, then the lowest rank, then the first host by name)
+        auto better = [&](uint32_t a, uint32_t b) {
+          if (absolute(a) != absolute(b)) return absolute(a);
+          if (shares[a] != shares[b]) return shares[a] > shares[b];
+          if (rank(a) != rank(b)) return rank(a) < rank(b);
+          return check.hosts[a].host < check.hosts[b].host;
+        };
+        uint32_t best = members[0];
+        for (uint32_t h : members)
+          if (better(h, best)) best = h;
+        found = refs.emplace(run, best).first;
+        done[best] = true;
+        check.hosts[best].status = HostClock::Status::kReference;
+        for (uint32_t h : members) check.hosts[h].reference = check.hosts[best].host;
+      }
+      const uint32_t ref = found->second;
+      // The hosts estimated so far (in better tiers too) are what the next ones are measured through.
+      std::vector<bool> in(done);
       std::vector<uint32_t> layer;
       for (uint32_t h : members)
         if (done[h]) layer.push_back(h);
@@ -409,17 +435,17 @@ ClockCheck CheckClocks(const Job& job) {
         // against the collectives' ends on the reference's clock: the median of
         // the corrected ends of the hosts estimated before them.
         std::vector<uint32_t> next;
+        std::vector<uint32_t> touched;  // collectives whose median this layer computes
         for (uint32_t h : layer)
           for (uint32_t k : host_obs[h]) {
             const uint32_t c = obs[k].cid;
-            if (obs[k].tier != t || expanded[c] || cid_hosts[c] < 2) continue;
+            if (expanded[c] || cid_hosts[c] < 2) continue;
             expanded[c] = true;
             for (uint32_t j = start[c]; j < start[c + 1]; j++) {
               const uint32_t g = obs[by_cid[j]].domain;
               if (!in[g] && !queued[g]) queued[g] = true, next.push_back(g);
             }
           }
-        std::fill(cid_median.begin(), cid_median.end(), NAN);
         std::vector<uint32_t> accepted;
         for (uint32_t h : next) {
           std::vector<Pair> pairs;
@@ -427,7 +453,7 @@ ClockCheck CheckClocks(const Job& job) {
           double u_parents = 0;
           for (uint32_t k : host_obs[h]) {
             const Obs& o = obs[k];
-            if (o.tier != t || cid_hosts[o.cid] < 2) continue;
+            if (cid_hosts[o.cid] < 2) continue;
             double& med = cid_median[o.cid];
             if (std::isnan(med)) {
               std::vector<double> v;
@@ -439,6 +465,7 @@ ClockCheck CheckClocks(const Job& job) {
               if (v.empty()) continue;
               cid_u[o.cid] = u / static_cast<double>(v.size());
               med = Median(v);
+              touched.push_back(o.cid);
             }
             pairs.push_back({med, static_cast<double>(o.end) - med});
             xs.push_back(med);
@@ -469,19 +496,29 @@ ClockCheck CheckClocks(const Job& job) {
           f.u_offset = std::sqrt(f.u_offset * f.u_offset + u_parents);
           fits[h] = f;
           accepted.push_back(h);
-          HostClock& hc = check.hosts[h];
-          hc.status = HostClock::Status::kChecked;
-          hc.from = TierName(t);
+          check.hosts[h].status = HostClock::Status::kChecked;
+          check.hosts[h].from = TierName(t);
         }
+        for (uint32_t c : touched) cid_median[c] = NAN;  // (the next layer measures through more hosts)
         for (uint32_t h : accepted) in[h] = done[h] = true;  // (after the layer: its hosts are measured alike)
         layer = std::move(accepted);
       }
+      bool left = false;
+      for (uint32_t h : members) left |= !done[h] && has_ends[h];
+      open[run] = left;
     }
-    for (uint32_t h : members)
-      if (h != ref && !done[h] && why[h].empty())
-        why[h] = host_obs[h].empty() ? kNoCollectives
-                                     : "it shares no collective with " + check.hosts[ref].host +
-                                           " or the hosts checked against it";
+  }
+  for (auto& [run, members] : runs) {
+    if (members.size() < 2) continue;
+    auto found = refs.find(run);
+    for (uint32_t h : members) {
+      if (done[h] || !why[h].empty()) continue;
+      if (!has_ends[h]) why[h] = kNoCollectives;
+      else if (found == refs.end())
+        why[h] = "it shares no collective with another host (the same group and Seq, or the same steps profiled)";
+      else
+        why[h] = "it shares no collective with " + check.hosts[found->second].host + " or the hosts checked against it";
+    }
   }
   // Results.
   for (uint32_t h = 0; h < hosts; h++) {
