@@ -22,7 +22,7 @@ constexpr uint32_t kMinAnchors = 3;         // fewer say too little about a cloc
 constexpr double kMaxSpreadNs = 50000;      // ends that agree worse than this say nothing of a clock
 constexpr double kMinSigmaNs = 250;         // the times' own grain (whole µs, Perfetto's 256 ns)
 constexpr double kAgreeNs = 10000;          // ends within this of the estimate agree with it, whatever their spread
-constexpr int64_t kMinDriftSpanNs = 1000000000;  // a rate needs a second of collectives
+constexpr int64_t kMinDriftSpanNs = 100000000;  // a rate needs 0.1 s of collectives (and to stand out of their noise)
 constexpr int64_t kSkewFloorNs = 5000;      // below 5 µs a difference is not worth a warning
 
 const char* const kNoCollectives = "no collectives (NCCL kernels, Horovod ops, record_param_comms, nccl:*) to compare";
@@ -100,8 +100,7 @@ void EndsOf(const ParsedSource& s, AnchorTier tier, std::vector<End>* out) {
   }
 }
 
-// The profiled steps a stream covers, as text ("10-12/3"): its own step marks,
-// else those of its host's other sources that fall within its span, else "".
+// The profiled steps a stream covers, as text ("10-12/3"), or "".
 std::string StepsText(std::vector<int64_t> steps) {
   if (steps.empty()) return "";
   std::sort(steps.begin(), steps.end());
@@ -271,8 +270,8 @@ ClockCheck CheckClocks(const Job& job) {
   }
   const size_t hosts = check.hosts.size();
   // Streams (a source, or smdebug's rotated files pooled) and the profiled
-  // steps each covers: its own step marks, else those of its host's other
-  // sources that fall within what it recorded.
+  // steps each covers: its own step marks, else its host's (a Horovod timeline
+  // beside its node's pythontimeline).
   struct Stream {
     uint32_t host;
     std::string run, steps;
@@ -285,27 +284,19 @@ ClockCheck CheckClocks(const Job& job) {
     for (uint32_t i = 0; i < n; i++)
       if (check.host_of[i] >= 0 && !job.sources[i].anchors.empty())
         members[job.sources[i].identity.run + '\x1f' + job.sources[i].identity.stream].push_back(i);
-    std::vector<std::vector<std::pair<int64_t, int64_t>>> host_steps(hosts);  // (ts, step)
+    std::vector<std::vector<int64_t>> host_steps(hosts);
     for (uint32_t i = 0; i < n; i++)
       if (check.host_of[i] >= 0)
-        for (auto [step, ev] : job.sources[i].steps) host_steps[check.host_of[i]].push_back({job.sources[i].events[ev].ts, step});
+        for (auto [step, ev] : job.sources[i].steps) host_steps[check.host_of[i]].push_back(step);
     for (auto& [name, list] : members) {
       Stream st;
       st.host = static_cast<uint32_t>(check.host_of[list[0]]);
       st.run = job.sources[list[0]].identity.run;
       st.sources = list;
       std::vector<int64_t> own;
-      int64_t lo = INT64_MAX, hi = INT64_MIN;
-      for (uint32_t i : list) {
+      for (uint32_t i : list)
         for (auto [step, ev] : job.sources[i].steps) own.push_back(step);
-        for (const Anchor& a : job.sources[i].anchors) {
-          const Event& e = job.sources[i].events[a.event];
-          lo = std::min(lo, e.ts), hi = std::max(hi, AddNs(e.ts, e.dur));
-        }
-      }
-      if (own.empty())
-        for (auto [ts, step] : host_steps[st.host])
-          if (ts >= lo && ts <= hi) own.push_back(step);
+      if (own.empty()) own = host_steps[st.host];
       st.steps = StepsText(std::move(own));
       has_ends[st.host] = true;
       streams.push_back(std::move(st));
@@ -533,7 +524,7 @@ ClockCheck CheckClocks(const Job& job) {
     hc.matched = f.matched;
     hc.offset_ns = Ns(f.offset);
     hc.uncertainty_ns = Ns(f.u_offset);
-    hc.at_ns = Ns(f.drift ? f.at : f.first);
+    hc.at_ns = Ns(f.drift ? f.at : (f.first + f.last) / 2);
     hc.drift = f.drift;
     hc.rate_ppm = f.rate * 1e6;
     hc.rate_uncertainty_ppm = f.u_rate * 1e6;
