@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "identity.h"
+#include "match.h"
 #include "numbers.h"
 
 namespace tracemerge {
@@ -57,56 +58,6 @@ struct Obs {
   int64_t end;      // ns, on its own clock
   uint8_t tier;
 };
-
-// The ends of s's anchors of one tier: an X's ts + dur; a B's matching E (per
-// thread, in file order). A Horovod op's key gets its tensor (its pid's name).
-struct End {
-  int64_t end;
-  std::string key;
-  bool seq;
-  bool operator<(const End& o) const { return end < o.end; }
-};
-void EndsOf(const ParsedSource& s, AnchorTier tier, std::vector<End>* out) {
-  std::unordered_map<uint32_t, int64_t> b_end;  // B event → its E's ts
-  bool any_b = false;
-  for (const Anchor& a : s.anchors) any_b |= a.tier == tier && s.events[a.event].ph == 'B';
-  if (any_b) {
-    std::unordered_map<uint32_t, std::vector<uint32_t>> open;  // thread → open B events
-    for (uint32_t i = 0; i < s.events.size(); i++) {
-      const Event& e = s.events[i];
-      if (e.ph == 'B') {
-        open[e.thread].push_back(i);
-      } else if (e.ph == 'E') {
-        auto& stack = open[e.thread];
-        if (stack.empty()) continue;
-        b_end[stack.back()] = e.ts;
-        stack.pop_back();
-      }
-    }
-  }
-  for (const Anchor& a : s.anchors) {
-    const Event& e = s.events[a.event];
-    if (a.tier != tier || !e.has_ts) continue;
-    int64_t end = AddNs(e.ts, e.dur);
-    std::string key = a.key;
-    if (e.ph == 'B') {
-      auto it = b_end.find(a.event);
-      if (it == b_end.end()) continue;  // never ended
-      end = it->second;
-      const Proc& p = s.procs[s.threads[e.thread].proc];
-      key += '\x1f' + (p.name.empty() ? p.pid_text : p.name);
-    }
-    out->push_back({end, std::move(key), a.seq});
-  }
-}
-
-// The profiled steps a stream covers, as text ("10-12/3"), or "".
-std::string StepsText(std::vector<int64_t> steps) {
-  if (steps.empty()) return "";
-  std::sort(steps.begin(), steps.end());
-  steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
-  return std::to_string(steps.front()) + "-" + std::to_string(steps.back()) + "/" + std::to_string(steps.size());
-}
 
 // Matched ends of one host against the hosts already estimated: x the
 // collective's end on the reference's clock, y this host's end minus it.
@@ -269,39 +220,10 @@ ClockCheck CheckClocks(const Job& job) {
     check.host_of[i] = h;
   }
   const size_t hosts = check.hosts.size();
-  // Streams (a source, or smdebug's rotated files pooled) and the profiled
-  // steps each covers: its own step marks, else its host's (a Horovod timeline
-  // beside its node's pythontimeline).
-  struct Stream {
-    uint32_t host;
-    std::string run, steps;
-    std::vector<uint32_t> sources;
-  };
-  std::vector<Stream> streams;
+  const CollectiveMatcher matcher(job);
   std::vector<bool> has_ends(hosts, false);
-  {
-    std::map<std::string, std::vector<uint32_t>> members;  // run + stream → sources
-    for (uint32_t i = 0; i < n; i++)
-      if (check.host_of[i] >= 0 && !job.sources[i].anchors.empty())
-        members[job.sources[i].identity.run + '\x1f' + job.sources[i].identity.stream].push_back(i);
-    std::vector<std::vector<int64_t>> host_steps(hosts);
-    for (uint32_t i = 0; i < n; i++)
-      if (check.host_of[i] >= 0)
-        for (auto [step, ev] : job.sources[i].steps) host_steps[check.host_of[i]].push_back(step);
-    for (auto& [name, list] : members) {
-      Stream st;
-      st.host = static_cast<uint32_t>(check.host_of[list[0]]);
-      st.run = job.sources[list[0]].identity.run;
-      st.sources = list;
-      std::vector<int64_t> own;
-      for (uint32_t i : list)
-        for (auto [step, ev] : job.sources[i].steps) own.push_back(step);
-      if (own.empty()) own = host_steps[st.host];
-      st.steps = StepsText(std::move(own));
-      has_ends[st.host] = true;
-      streams.push_back(std::move(st));
-    }
-  }
+  for (uint32_t i = 0; i < n; i++)
+    if (check.host_of[i] >= 0 && matcher.HasAnchors(i)) has_ends[check.host_of[i]] = true;
 
   // Per run: the reference — the host that shares the most, in the best tier
   // any two hosts share —, then the others outward from it, a tier at a time:
@@ -343,25 +265,14 @@ ClockCheck CheckClocks(const Job& job) {
     bool needed = false;
     for (auto& [run, o] : open) needed |= o;
     if (!needed) break;
-    // This tier's ends, each named by the collective's identity: its key (with
-    // its Seq), else its key, the steps its stream covers and its place there.
+    // This tier's ends, each named by the collective's identity (match.h).
+    uint32_t named = 0;
     std::vector<Obs> obs;
-    std::unordered_map<std::string, uint32_t> cid_of;
-    for (const Stream& st : streams) {
-      if (!open[st.run]) continue;
-      std::vector<End> ends;
-      for (uint32_t i : st.sources) EndsOf(job.sources[i], static_cast<AnchorTier>(t), &ends);
-      std::stable_sort(ends.begin(), ends.end());
-      std::unordered_map<std::string, uint32_t> place;  // key → occurrences so far
-      for (const End& e : ends) {
-        std::string cid = st.run + '\x1f' + e.key;
-        if (!e.seq) cid += "\x1fsteps " + st.steps + "\x1f#" + std::to_string(place[e.key]++);
-        const uint32_t id = cid_of.try_emplace(std::move(cid), static_cast<uint32_t>(cid_of.size())).first->second;
-        obs.push_back({id, st.host, e.end, static_cast<uint8_t>(t)});
-      }
-    }
-    const size_t cids = cid_of.size();
-    std::unordered_map<std::string, uint32_t>().swap(cid_of);
+    for (const CollectiveMatcher::Seen& x :
+         matcher.Name(static_cast<AnchorTier>(t), [&](const std::string& run) { return open[run]; }, &named))
+      obs.push_back({x.cid, static_cast<uint32_t>(check.host_of[x.source]), x.end, static_cast<uint8_t>(t)});
+    const size_t cids = named;
+
     if (!cids) continue;
     // Obs of each collective, grouped (a counting sort by cid); the hosts that saw
     // each (a collective seen on one host only says nothing); each host's obs.

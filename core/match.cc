@@ -1,0 +1,118 @@
+#include "match.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "numbers.h"
+
+namespace tracemerge {
+namespace {
+
+// One anchor's start and end: an X's ts and ts + dur; a B's ts and its
+// matching E's (per thread, in file order). A Horovod op's key gets its tensor
+// (its pid's name).
+struct Found {
+  int64_t start, end;
+  std::string key;
+  bool seq;
+  bool operator<(const Found& o) const { return end < o.end; }
+};
+void Anchors(const ParsedSource& s, AnchorTier tier, std::vector<Found>* out) {
+  std::unordered_map<uint32_t, int64_t> b_end;  // B event → its E's ts
+  bool any_b = false;
+  for (const Anchor& a : s.anchors) any_b |= a.tier == tier && s.events[a.event].ph == 'B';
+  if (any_b) {
+    std::unordered_map<uint32_t, std::vector<uint32_t>> open;  // thread → open B events
+    for (uint32_t i = 0; i < s.events.size(); i++) {
+      const Event& e = s.events[i];
+      if (e.ph == 'B') {
+        open[e.thread].push_back(i);
+      } else if (e.ph == 'E') {
+        auto& stack = open[e.thread];
+        if (stack.empty()) continue;
+        b_end[stack.back()] = e.ts;
+        stack.pop_back();
+      }
+    }
+  }
+  for (const Anchor& a : s.anchors) {
+    const Event& e = s.events[a.event];
+    if (a.tier != tier || !e.has_ts) continue;
+    int64_t end = AddNs(e.ts, e.dur);
+    std::string key = a.key;
+    if (e.ph == 'B') {
+      auto it = b_end.find(a.event);
+      if (it == b_end.end()) continue;  // never ended
+      end = it->second;
+      const Proc& p = s.procs[s.threads[e.thread].proc];
+      key += '\x1f' + (p.name.empty() ? p.pid_text : p.name);
+    }
+    out->push_back({e.ts, end, std::move(key), a.seq});
+  }
+}
+
+// The profiled steps a stream covers, as text ("10-12/3"), or "".
+std::string StepsText(std::vector<int64_t> steps) {
+  if (steps.empty()) return "";
+  std::sort(steps.begin(), steps.end());
+  steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+  return std::to_string(steps.front()) + "-" + std::to_string(steps.back()) + "/" + std::to_string(steps.size());
+}
+
+}  // namespace
+
+CollectiveMatcher::CollectiveMatcher(const Job& job) : job_(job), has_(job.sources.size(), false) {
+  const size_t n = job.sources.size();
+  auto counted = [&](uint32_t i) { return job.sources[i].report.included && !job.sources[i].events.empty(); };
+  std::map<std::string, std::vector<uint32_t>> members;  // run + stream → sources
+  for (uint32_t i = 0; i < n; i++)
+    if (counted(i) && !job.sources[i].anchors.empty()) {
+      members[job.sources[i].identity.run + '\x1f' + job.sources[i].identity.stream].push_back(i);
+      has_[i] = true;
+    }
+  // A stream without step marks of its own covers its host's (a Horovod
+  // timeline beside its node's pythontimeline).
+  std::vector<std::vector<int64_t>> domain_steps(job.domains);
+  for (uint32_t i = 0; i < n; i++)
+    if (counted(i))
+      for (auto [step, ev] : job.sources[i].steps) domain_steps[job.sources[i].identity.domain].push_back(step);
+  for (auto& [name, list] : members) {
+    Stream st;
+    st.run = job.sources[list[0]].identity.run;
+    st.sources = list;
+    std::vector<int64_t> own;
+    for (uint32_t i : list)
+      for (auto [step, ev] : job.sources[i].steps) own.push_back(step);
+    if (own.empty()) own = domain_steps[job.sources[list[0]].identity.domain];
+    st.steps = StepsText(std::move(own));
+    streams_.push_back(std::move(st));
+  }
+}
+
+std::vector<CollectiveMatcher::Seen> CollectiveMatcher::Name(
+    AnchorTier tier, const std::function<bool(const std::string& run)>& take, uint32_t* cids) const {
+  std::vector<Seen> seen;
+  std::unordered_map<std::string, uint32_t> cid_of;
+  for (const Stream& st : streams_) {
+    if (!take(st.run)) continue;
+    std::vector<std::pair<Found, uint32_t>> found;  // (anchor, source)
+    for (uint32_t i : st.sources) {
+      std::vector<Found> f;
+      Anchors(job_.sources[i], tier, &f);
+      for (Found& x : f) found.push_back({std::move(x), i});
+    }
+    std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::unordered_map<std::string, uint32_t> place;  // key → occurrences so far
+    for (auto& [f, source] : found) {
+      std::string cid = st.run + '\x1f' + f.key;
+      if (!f.seq) cid += "\x1fsteps " + st.steps + "\x1f#" + std::to_string(place[f.key]++);
+      const uint32_t id = cid_of.try_emplace(std::move(cid), static_cast<uint32_t>(cid_of.size())).first->second;
+      seen.push_back({id, source, f.start, f.end});
+    }
+  }
+  *cids = static_cast<uint32_t>(cid_of.size());
+  return seen;
+}
+
+}  // namespace tracemerge

@@ -1,0 +1,50 @@
+// Collectives matched across ranks by their identity — for the clock check
+// (clock_check.h, across hosts) and the waits (waits.h, across ranks). The same
+// collective on two sources is the same process group and Seq when PyTorch
+// records them, else the same key (group, op, name) at the same place among
+// those of its stream that cover the same profiled steps; never nearness.
+// A stream is a source, or an smdebug node's files of one kind (rotated).
+//
+//   rank0.json: ncclDevKernel_AllReduce… ×8 in ProfilerStep#3, rank1.json: the same
+//   → 8 collectives, each seen twice (cid 0..7), each with its start and end per source
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "stages.h"
+
+namespace tracemerge {
+
+class CollectiveMatcher {
+ public:
+  explicit CollectiveMatcher(const Job& job);
+
+  // One end of one collective on one source.
+  struct Seen {
+    uint32_t cid;     // the collective (0, 1, …: the same on every source that saw it)
+    uint32_t source;  // job.sources index
+    int64_t start;    // when it began there (the rank's arrival)
+    int64_t end;      // when it ended there
+  };
+  // Every collective of `tier` on the sources whose run `take` says, each named
+  // by its identity; *cids: how many collectives. Seen in stream order, each
+  // stream's in time order.
+  std::vector<Seen> Name(AnchorTier tier, const std::function<bool(const std::string& run)>& take,
+                         uint32_t* cids) const;
+  // Whether a source has collectives of any tier.
+  bool HasAnchors(uint32_t source) const { return has_[source]; }
+
+ private:
+  struct Stream {
+    std::string run, steps;  // steps: those it covers ("10-12/3"): its own, else its host's
+    std::vector<uint32_t> sources;
+  };
+  const Job& job_;
+  std::vector<Stream> streams_;
+  std::vector<bool> has_;
+};
+
+}  // namespace tracemerge
