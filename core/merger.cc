@@ -15,6 +15,7 @@
 #include "stages.h"
 #include "stream.h"
 #include "transfer.h"
+#include "waits.h"
 
 namespace tracemerge {
 
@@ -173,6 +174,11 @@ Report Merger::Merge(const Sink& sink) {
   ApplyClocks(job, m.opt.offsets_us);
   std::vector<Diagnostic> job_notes;
   AlignSources(job, m.opt, &report, &job_notes);
+  {
+    std::vector<int32_t> host_of;
+    for (const ParsedSource& s : job.sources) host_of.push_back(s.report.clock_host);
+    report.waits = CollectiveWaits(job, report.clock_hosts, host_of);
+  }
   std::vector<Diagnostic> warnings = TakeWarnings(job);
   for (Diagnostic& d : job_notes) warnings.push_back(std::move(d));
   const JobShape shape = DescribeJob(job);

@@ -148,6 +148,31 @@ struct HostClock {
   int64_t Worst() const;              // the largest |offset| over its matched span
 };
 
+// Who waits for whom (waits.h): per rank and per step, the time spent waiting
+// in collectives for the last rank to arrive.
+struct RankWaits {
+  std::string label;          // "rank 3 · host-b", the node id
+  std::string path;           // its (first) source
+  bool clock_checked = true;  // its host's clock checked: its arrival times are sure (its waits are anyway)
+  int64_t wait_ns = 0;        // in all collectives
+  uint32_t last = 0;          // collectives it arrived at last
+};
+struct StepWaits {
+  int64_t step = 0;
+  uint32_t collectives = 0;      // matched across ranks in this step
+  int32_t last = -1;             // the rank (index in Waits::ranks) last most often here
+  uint32_t last_count = 0;
+  int64_t lost_ns = 0;           // what all ranks together waited for it, where it was last
+  bool straggler = false;        // last consistently, beyond chance
+  std::vector<int64_t> wait_ns;  // per rank
+};
+struct Waits {
+  std::string from;  // "NCCL kernels", "Horovod ops"; "" when no collective is matched across ranks
+  uint32_t collectives = 0;
+  std::vector<RankWaits> ranks;
+  std::vector<StepWaits> steps;  // in step order (collectives outside any step are in the ranks' totals only)
+};
+
 struct Report {
   std::optional<Diagnostic> fatal;  // set: the merge did not produce output
   int64_t window_start_ns = 0, window_end_ns = 0;  // resolved window (absolute)
@@ -159,6 +184,7 @@ struct Report {
   std::vector<HostClock> clock_hosts;  // the clock check, per host (SourceReport::clock_host)
   bool clock_attempted = false;        // some run had hosts with collectives to compare
   double clock_check_seconds = 0;      // how long the clock check took (TRACEMERGE_STATS)
+  Waits waits;                         // who waits for whom at the collectives
   std::vector<Diagnostic> warnings;  // soft problems and notes, file + offset
   uint64_t events_written = 0;
   uint64_t bytes_written = 0;

@@ -151,6 +151,52 @@ std::string ClockSummary(const std::vector<HostClock>& hosts) {
   return s;
 }
 
+std::string WaitsJson(const Waits& w) {
+  std::string s = "{\"from\":" + Quote(w.from) + ",\"collectives\":" + std::to_string(w.collectives) + ",\"ranks\":[";
+  for (size_t i = 0; i < w.ranks.size(); i++) {
+    const RankWaits& r = w.ranks[i];
+    s += std::string(i ? "," : "") + "{\"label\":" + Quote(r.label) + ",\"path\":" + Quote(r.path) +
+         ",\"clock_checked\":" + (r.clock_checked ? "true" : "false") + ",\"wait_us\":" + FormatMicros(r.wait_ns) +
+         ",\"last\":" + std::to_string(r.last) + "}";
+  }
+  s += "],\"steps\":[";
+  for (size_t i = 0; i < w.steps.size(); i++) {
+    const StepWaits& st = w.steps[i];
+    s += std::string(i ? ",\n" : "\n") + "{\"step\":" + std::to_string(st.step) + ",\"collectives\":" +
+         std::to_string(st.collectives) + ",\"last\":" + std::to_string(st.last) + ",\"last_count\":" +
+         std::to_string(st.last_count) + ",\"straggler\":" + (st.straggler ? "true" : "false") +
+         ",\"lost_us\":" + FormatMicros(st.lost_ns) + ",\"wait_us\":[";
+    for (size_t r = 0; r < st.wait_ns.size(); r++) s += (r ? "," : "") + FormatMicros(st.wait_ns[r]);
+    s += "]}";
+  }
+  return s + "]}";
+}
+
+// "870.5 µs", "103.959 ms": a length of time in the unit that reads best.
+std::string Span(int64_t ns) { return ns >= 10000000 || ns <= -10000000 ? FormatMicros(ns / 1000) + " ms" : FormatMicros(ns) + " µs"; }
+
+// Who waits for whom: the steps whose straggler stands out, or that none does.
+std::string WaitsSummary(const Waits& w) {
+  std::string s = "who waits for whom (" + w.from + ", " + std::to_string(w.ranks.size()) + " ranks, " +
+                  std::to_string(w.collectives) + " collectives matched across them):\n";
+  size_t shown = 0, named = 0;
+  for (const StepWaits& st : w.steps) {
+    if (!st.straggler) continue;
+    named++;
+    if (shown++ == 20) {
+      s += "  …\n";
+      continue;
+    }
+    if (shown > 21) continue;
+    s += "  step " + std::to_string(st.step) + ": " + w.ranks[st.last].label + " arrived last at " +
+         std::to_string(st.last_count) + " of " + std::to_string(st.collectives) +
+         " collectives; the ranks lost " + Span(st.lost_ns) + " waiting for it\n";
+  }
+  if (!named) s += "  no rank held the others back beyond chance in any step\n";
+  else s += "  " + std::to_string(named) + " of " + std::to_string(w.steps.size()) + " steps have a straggler\n";
+  return s;
+}
+
 }  // namespace
 
 std::string Report::Summary() const {
@@ -185,6 +231,7 @@ std::string Report::Summary() const {
     s += "\n";
   }
   if (clock_attempted) s += ClockSummary(clock_hosts);
+  if (!waits.from.empty()) s += WaitsSummary(waits);
   std::map<Code, size_t> counts;
   for (const Diagnostic& d : warnings) counts[d.code]++;
   size_t shown = 0;
@@ -243,7 +290,7 @@ std::string Report::ToJson() const {
   }
   s += "],\n\"clock_check\":{\"attempted\":" + std::string(clock_attempted ? "true" : "false") + ",\"hosts\":[";
   for (size_t i = 0; i < clock_hosts.size(); i++) s += (i ? ",\n" : "\n") + HostClockJson(clock_hosts[i]);
-  s += "]},\n\"warnings\":[";
+  s += "]},\n\"waits\":" + WaitsJson(waits) + ",\n\"warnings\":[";
   first = true;
   for (const Diagnostic& d : warnings) {
     s += first ? "\n" : ",\n";
