@@ -104,6 +104,7 @@ const char* ConversionText(unsigned bit) {
     case kArgsType: return "args that are not objects written as {\"value\": …}: Perfetto ignores them";
     case kFlowFlag: return "flow_in/flow_out values that are not booleans written as booleans (or left out): Perfetto ignores them";
     case kSurrogate: return "\\uD800–\\uDFFF escapes written as UTF-8 (U+FFFD when unpaired): Perfetto refuses the whole trace over them";
+    case kNumberString: return "counter values and sort_index values written as numeric strings (\"5.47\") written as numbers: Perfetto's importer fails the event over them";
   }
   return "";
 }
@@ -126,6 +127,7 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
   Reader r{data, data, data + len, out, max_string_, std::min(max_depth_, kMaxNesting), {}, 0};
   const size_t start = out->size();
   size_t ph_at = 0;  // where the template has ph's letter
+  number_strings_.clear();
   bool had_pid = false, had_tid = false;
   std::string_view tok;
   auto field = [&](std::string_view raw_key, std::string_view key) -> int {
@@ -140,7 +142,9 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
         return r.Fields([&](std::string_view raw, std::string_view akey) {
           out->AppendPadded(raw);
           out->push_back(':');
+          const size_t at = out->size();
           if (!r.Value(2, &tok)) return false;
+          if (tok.size() > 2 && tok[0] == '"' && !NumberToken(tok).empty()) number_strings_.push_back({at, akey == "sort_index"});
           switch (akey.size()) {  // (by length first: most keys are none of these)
             case 3: if (akey == "Seq") f->arg_seq = tok; break;
             case 4: if (akey == "name") f->arg_name = Unquote(tok); break;
@@ -242,6 +246,28 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
     error_offset_ = r.error_at;
     error_kind_ = r.too_long ? ParseError::kStringTooLong : ParseError::kInvalid;
     return false;
+  }
+  // A counter's values and a sort_index must be numbers (Perfetto fails the
+  // event otherwise): numeric strings lose their quotes.
+  const bool counter = !f->ph.empty() && f->ph[0] == 'C';
+  const bool sort = f->ph == "M" && (f->name == "process_sort_index" || f->name == "thread_sort_index");
+  if (!number_strings_.empty() && (counter || sort)) {
+    std::string tail(out->view().substr(number_strings_[0].first));
+    const size_t base = number_strings_[0].first;
+    std::string fixed;
+    size_t from = 0;
+    for (auto [at, is_sort] : number_strings_) {
+      if (!counter && !is_sort) continue;
+      const size_t rel = at - base;
+      const size_t close = tail.find('"', rel + 1);
+      fixed.append(tail, from, rel - from);
+      fixed.append(tail, rel + 1, close - rel - 1);
+      from = close + 1;
+      f->converted |= kNumberString;
+    }
+    fixed.append(tail, from, std::string::npos);
+    out->truncate(base);
+    out->append(fixed);
   }
   // Every output event has a pid and a tid, before its closing brace (and an X a dur).
   out->truncate(out->size() - 1);

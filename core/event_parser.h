@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "buffer.h"
 #include "simdjson.h"
@@ -51,7 +52,8 @@ enum Conversion : unsigned {
   kArgsType = 16,     // args not an object (ignored) → {"value": …}
   kFlowFlag = 32,     // flow_in/flow_out not a boolean (ignored) → true/false, or left out
   kSurrogate = 64,    // \uD800–\uDFFF escapes (Perfetto refuses the whole trace) → UTF-8 (U+FFFD when lone)
-  kConversions = 7,   // (how many there are)
+  kNumberString = 128,  // a counter's value or a sort_index as a numeric string (the event fails) → the number
+  kConversions = 8,   // (how many there are)
 };
 // "legacy async events (S/T/p/F) written as b/n/n/e", … — for a bit of Conversion.
 const char* ConversionText(unsigned bit);
@@ -117,6 +119,7 @@ class EventParser {
 
  private:
   ByteBuffer scratch_;  // the output when the caller wants none
+  std::vector<std::pair<size_t, bool>> number_strings_;  // this event's args that are numeric strings: (where, is sort_index)
   IdTable scratch_ids_;
   size_t max_string_ = SIZE_MAX;
   int max_depth_ = 1024;

@@ -294,7 +294,9 @@ TEST(PerfettoForms, ConvertedEventsKeepTheirMeaningAndAreNoted) {
     {"ph":"F","name":"a","cat":"c","id":7,"ts":1594662618000003,"pid":1,"tid":1},
     {"ph":"T","name":"Running","ts":1594662618000004,"dur":2,"pid":1,"tid":1},
     {"ph":"X","name":42,"ts":1594662618000005,"pid":1,"tid":1,"tts":"17","tdur":null,"args":[1,2]},
-    {"ph":"X","name":"\ud83d\ude00 \ud800","ts":1594662618000006,"dur":1,"pid":1,"tid":1,"bind_id":3,"flow_out":1}])";
+    {"ph":"X","name":"\ud83d\ude00 \ud800","ts":1594662618000006,"dur":1,"pid":1,"tid":1,"bind_id":3,"flow_out":1},
+    {"ph":"C","name":"cpu","ts":1594662618000007,"pid":1,"args":{"cpu":"5.472452785666407","label":"x","n":3}},
+    {"ph":"M","name":"process_sort_index","pid":1,"args":{"sort_index":"1000002","name":"7"}}])";
   const MergeResult r = MergeInputs({{"a.json", trace}}, {});
   ASSERT_FALSE(r.report.fatal);
   const std::string& out = r.output;
@@ -307,12 +309,16 @@ TEST(PerfettoForms, ConvertedEventsKeepTheirMeaningAndAreNoted) {
             std::string::npos);
   EXPECT_NE(out.find("\"name\":\"\xF0\x9F\x98\x80 \\ufffd\""), std::string::npos) << "a pair as UTF-8, a lone half as U+FFFD";
   EXPECT_NE(out.find(R"("bind_id":4294967298,"flow_out":true)"), std::string::npos) << "bind_ids beyond v1 flow ids";
+  EXPECT_NE(out.find(R"("args":{"cpu":5.472452785666407,"label":"x","n":3})"), std::string::npos)
+      << "a counter's numeric string as its number (a non-numeric one stays: the data's)";
+  EXPECT_NE(out.find(R"("args":{"sort_index":1000002,"name":"7"})"), std::string::npos) << "only sort_index, in metadata";
   EXPECT_EQ(Describe(Avoidable(CheckPerfettoImport(out))), "");
+  EXPECT_EQ(CheckPerfettoImport(trace).reasons.count("counter value a numeric string"), 1u) << "the input's, avoidable";
   size_t notes = 0;
   for (const Diagnostic& w : r.report.warnings) notes += w.code == Code::kNote && w.file == "a.json";
-  EXPECT_EQ(notes, 7u) << "legacy async, no dur, tts/tdur, name type, args type, flow flag, surrogates (one event each)";
+  EXPECT_EQ(notes, 8u) << "legacy async, no dur, tts/tdur, name type, args type, flow flag, surrogates, numeric strings";
   std::string err;
-  EXPECT_EQ(ParseOutput(out, &err).size(), 8u);
+  EXPECT_EQ(ParseOutput(out, &err).size(), 11u) << "and the counter's thread's name";
   EXPECT_EQ(err, "");
 }
 
