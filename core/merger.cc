@@ -168,12 +168,20 @@ Report Merger::Merge(const Sink& sink) {
   m.workers.reset();  // once the last source is parsed
   m.budget.FreeSpare();
   m.exportable = nullptr;
+  // The stages between the last source parsed and the first byte written, as progress.
+  constexpr uint64_t kPlanStages = 6;
+  auto plan = [&](uint64_t k) {
+    if (m.opt.progress && !m.ticker.cancelled() && !m.opt.progress(Progress{"plan", k, kPlanStages})) m.ticker.Cancel();
+  };
+  plan(0);
   Job job = JoinSources(std::move(m.sources), m.Threads());
   IdentifySources(job);
   for (ParsedSource& s : job.sources) s.report.identity = s.identity;  // in the scan's report too: the page groups by it
   ApplyClocks(job, m.opt.offsets_us);
+  plan(1);
   std::vector<Diagnostic> job_notes;
   AlignSources(job, m.opt, &report, &job_notes);
+  plan(2);
   {
     std::vector<int32_t> host_of;
     for (const ParsedSource& s : job.sources) host_of.push_back(s.report.clock_host);
@@ -221,10 +229,13 @@ Report Merger::Merge(const Sink& sink) {
   }
   if (!ok) return described();
 
+  plan(3);
   TrackPlan tracks = AssignTracks(job, m.opt.group);
+  plan(4);
   report.threads_out_of_lanes = static_cast<uint32_t>(tracks.warnings.size());
   for (Diagnostic& d : tracks.warnings) warnings.push_back(std::move(d));
   const OutputOrder order = OrderOutput(job, tracks);
+  plan(5);
   report.last_end_ns = order.last_end_ns;
   if (order.order.size() == 0)
     warnings.push_back({Code::kEmptyWindow, "", 0, "no event falls in the window; the output has no events"});

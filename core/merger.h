@@ -29,7 +29,9 @@ constexpr const char* kVersion = "0.1.0";
 enum class Unit { kTime, kStep };
 
 struct Progress {
-  const char* stage = "";  // "parse" (done/total = input bytes) or "write" (events)
+  // "parse" (done/total = input bytes), "plan" (the stages between the last source
+  // parsed and the first byte written: done of total) or "write" (events)
+  const char* stage = "";
   uint64_t done = 0, total = 0;
 };
 enum class Group { kSource, kPhase };

@@ -73,7 +73,8 @@ export function optionsToArgs(o = {}) {
 }
 
 // A merger fed source by source. Call delete() when done (or let merge() do it).
-// onProgress(stage, done, total): 'parse' (bytes of the source that is ending) and
+// onProgress(stage, done, total): 'parse' (bytes of the source that is ending), 'plan' (stages
+// between the last source parsed and the first byte written, done of total) and
 // 'write' (events); return false to cancel. helper: parse sources in helper
 // instances too (Workers; Node or a module-worker context: scheduler.mjs) —
 // true: one per core beyond this one, within a heap budget; a number: that
@@ -263,7 +264,9 @@ export async function mergeFiles(files, options = {}, { onProgress, signal, core
       if (stage === 'write') eventsTotal = total;
       onProgress?.(stage === 'parse'
         ? { stage, file: current, fileBytesDone: done, fileBytesTotal: total, bytesDone: merger.bytesRead, bytesTotal }
-        : { stage, eventsDone: done, eventsTotal: total, bytesDone: bytesTotal, bytesTotal });
+        : stage === 'plan'  // the stages between the last source parsed and the first byte written
+          ? { stage, stepsDone: done, stepsTotal: total, bytesDone: bytesTotal, bytesTotal }
+          : { stage, eventsDone: done, eventsTotal: total, bytesDone: bytesTotal, bytesTotal });
       return !signal?.aborted;
     },
   });

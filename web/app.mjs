@@ -13,7 +13,7 @@ import { errorText, renderProblems, showMerged } from './report.mjs';
 import { applyOptions, mergeOptions, renderWindowFields } from './options.mjs';
 import { loadRules } from './rules.mjs';
 import { sampleJob } from './sample.mjs';
-import { kindSet, nothingToMerge, renderFiles, renderKinds, selectedFiles, summaryText } from './table.mjs';
+import { FOLD_FILES, kindSet, nothingToMerge, renderFiles, renderKinds, selectedFiles, summaryText } from './table.mjs';
 import { initViewer } from './viewer.mjs';
 import { readWindow, stepList, stepWindow } from './window.mjs';
 
@@ -29,6 +29,7 @@ const state = {
   scanning: false,
   merging: false,
   merged: null,         // { blob, name, result, seconds, bytesIn }
+  filesOpen: false,     // a big job's file table shows every file (else a row per kind and host)
 };
 let rules = null;       // the core's rules (rules.mjs), once loaded
 let kinds = null;       // kindSet(rules.kinds)
@@ -94,6 +95,7 @@ async function load(list, { then = 'scan' } = {}) {
   state.job = null;
   state.report = null;
   jobView.clear();
+  state.filesOpen = false;
   state.entries = list.filter((f) => f.file).sort(byName).map((f) => ({
     name: f.name, file: f.file, inFolder: !!f.inFolder, size: f.file.size, kind: '', node: '', reason: '',
     include: true, offset: '', source: null, scanning: true,
@@ -192,14 +194,21 @@ function applyReport(report) {
 }
 
 // ---- rendering ---------------------------------------------------------------------------------
+// The file table: every file, or — hundreds of them — a row per kind and host until asked.
+function drawFiles() {
+  const folded = state.entries.length > FOLD_FILES && !state.filesOpen;
+  renderFiles(el.files.tBodies[0], state.entries, kinds, state.kindOn, onRowChange, rules.offsetUs,
+    { folded, onUnfold: () => { state.filesOpen = true; drawFiles(); } });
+}
+
 function renderAll() {
   if (!kinds) return;
   renderKinds(el.kinds, state.entries, kinds, state.kindOn, (key, on) => {
     state.kindOn.set(key, on);
-    renderFiles(el.files.tBodies[0], state.entries, kinds, state.kindOn, onRowChange, rules.offsetUs);
+    drawFiles();
     onRowChange('kind');
   });
-  renderFiles(el.files.tBodies[0], state.entries, kinds, state.kindOn, onRowChange, rules.offsetUs);
+  drawFiles();
   renderJobSummary();
   renderWindow();
   updateMergeButton();
@@ -372,7 +381,7 @@ function init() {
   });
   el.allFiles.addEventListener('change', () => {
     for (const e of state.entries) e.include = el.allFiles.checked;
-    renderFiles(el.files.tBodies[0], state.entries, kinds, state.kindOn, onRowChange, rules.offsetUs);
+    drawFiles();
     onRowChange('all');
   });
   for (const input of [el.unit, el.start, el.end]) input.addEventListener('input', renderWindow);

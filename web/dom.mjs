@@ -14,5 +14,5 @@ export const el = Object.fromEntries([
   'problems-title', 'warnings', 'skipped-details', 'skipped-summary', 'skipped', 'summary-details', 'summary', 'viewer',
   'viewer-note', 'close-viewer', 'perfetto-frame', 'settings', 'perfetto-url', 'save-perfetto', 'reset-perfetto',
   'perfetto-setting-note', 'version', 'overview-card', 'overview', 'overview-desc', 'overview-live', 'overview-caption',
-  'steps-panel', 'skew', 'skew-list', 'align-clocks', 'aligned-note', 'zoom-in', 'zoom-out', 'zoom-fit',
+  'steps-panel', 'fold-note', 'skew', 'skew-list', 'align-clocks', 'aligned-note', 'zoom-in', 'zoom-out', 'zoom-fit',
 ].map((id) => [id.replace(/-(\w)/g, (_, c) => c.toUpperCase()), $(id)]));

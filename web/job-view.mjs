@@ -5,7 +5,7 @@
 //   const jv = createJobView(el, { onPick, onClear, onAlignClocks, lanes: () => ({ visible, shift, kindLabel }) });
 //   jv.show(scanReport); jv.refresh(); jv.setWindow(preview); jv.setMerged(mergeReport, eventsWritten)
 import { count, duration, plural, utcFromMicros } from './format.mjs';
-import { buildModel, stepTable } from './overview-model.mjs';
+import { buildModel, runTable, stepTable } from './overview-model.mjs';
 import { createOverview } from './overview.mjs';
 import { renderSteps } from './steps.mjs';
 import { h } from './table.mjs';
@@ -18,9 +18,14 @@ export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
   // "rank 3 · host-b" as a merge's report names a source, for scan reports that do not
   // (the core names ranks while it plans tracks, which a scan does not do).
   const labels = new Map();
+  const expanded = new Set();  // the hosts of a big job opened into their ranks
   const overview = createOverview(el.overview, {
     onPick,
     onClear,
+    onToggleHost: (key) => {
+      if (!expanded.delete(key)) expanded.add(key);
+      refresh();
+    },
     describe: (text) => { el.overviewLive.textContent = text; },
   });
   el.zoomIn.addEventListener('click', () => overview.zoom(0.5));
@@ -29,7 +34,7 @@ export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
   el.alignClocks.addEventListener('click', onAlignClocks);
 
   function refresh() {
-    model = report ? buildModel(report, { ...lanes(), label: (path) => labels.get(path) }) : null;
+    model = report ? buildModel(report, { ...lanes(), label: (path) => labels.get(path), expanded }) : null;
     el.overviewCard.hidden = !model;
     if (!model) return;
     overview.setModel(model);
@@ -40,8 +45,17 @@ export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
       `from ${utcFromMicros(model.start)} to ${utcFromMicros(model.end)} (${duration(model.end - model.start)}), ` +
       `${plural(model.steps.length, 'step')}${noClock ? `; ${plural(noClock, 'source')} without a clock of ${noClock === 1 ? 'its' : 'their'} own` : ''}. ` +
       'Drag across it, or use the arrow keys and Enter, to pick the window to merge.';
-    renderSteps(el.stepsPanel, stepTable(model), { onPick: (step) => onPick({ step }), selected: picked });
+    el.foldNote.hidden = !model.folded;
+    el.foldNote.textContent = model.folded
+      ? `${plural(model.folded, 'host')} drawn folded, each one lane for all its ranks: click a host's name on the overview to open it (and again to fold it).`
+      : '';
+    steps();
     caption();
+  }
+
+  function steps() {
+    renderSteps(el.stepsPanel, stepTable(model), { onPick: (s) => onPick({ step: s }), selected: picked,
+      waits: report?.waits, runs: runTable(model) });
   }
 
   function caption() {
@@ -93,6 +107,7 @@ export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
       report = null;
       merged = null;
       labels.clear();
+      expanded.clear();
       refresh();
     },
     refresh,
@@ -100,7 +115,7 @@ export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
       overview.setWindow(preview);
       if (picked !== step) {
         picked = step;
-        if (model) renderSteps(el.stepsPanel, stepTable(model), { onPick: (s) => onPick({ step: s }), selected: picked });
+        if (model) steps();
       }
     },
     setMerged(mergeReport, eventsWritten) {

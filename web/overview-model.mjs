@@ -2,9 +2,12 @@
 // trace): report.overview's lanes — event density in bins over the job's span, each source's
 // steps with their first and last moment, system metrics per bin — grouped by node or rank,
 // with the sources the user left out hidden and the offsets typed in the table applied.
-//   buildModel(report, { visible: (path) => true, shift: (path) => 0, kindLabel })
-//     → { start, end, bins, groups: [{ key, title, lanes: [lane…] }], lanes, steps: [[step, first_us]…] }
-//   lane: { source, path, name, kind, density, max, steps, counters, shift, noClock, placed, rows }
+//   buildModel(report, { visible: (path) => true, shift: (path) => 0, kindLabel, expanded: new Set() })
+//     → { start, end, bins, groups: [{ key, title, lanes: [lane…] }], lanes, steps: [[step, first_us]…],
+//         folded: number of hosts drawn folded }
+//   lane: { source, path, name, kind, run, host, density, max, steps, counters, shift, noClock, placed, rows }
+// A big job (more than FOLD_ABOVE nodes or ranks) is drawn by host: each host one lane (its
+// sources' events summed, its steps' union) until `expanded` has it (its key: lane.hostKey).
 // Pure: no DOM, so that it is tested under Node (tests/e2e/logic.test.mjs).
 
 // The metrics a system lane draws, most telling first; others follow, up to MAX_COUNTERS.
@@ -25,10 +28,29 @@ function pickCounters(counters) {
 }
 
 const baseName = (path) => path.slice(path.lastIndexOf('/') + 1);
+export const FOLD_ABOVE = 48;
+
+// The lanes of one host as one: densities summed, each step from its first to its last moment.
+function hostLane(key, title, members) {
+  const density = members[0].density.map((_, b) => members.reduce((n, l) => n + l.density[b], 0));
+  const steps = new Map();
+  for (const l of members)
+    for (const [step, a, b] of l.steps) {
+      const at = steps.get(step);
+      steps.set(step, at ? [step, Math.min(at[1], a + l.shift), Math.max(at[2], b + l.shift)] : [step, a + l.shift, b + l.shift]);
+    }
+  return {
+    source: -1, path: '', hostKey: key, name: `${title} · ${members.length} sources`, kind: 'host',
+    run: members[0].run, host: members[0].host, density, max: Math.max(0, ...density),
+    steps: [...steps.values()].sort((x, y) => x[0] - y[0]), counters: [], shift: 0,
+    noClock: members.some((l) => l.noClock), placed: 0, aligned: 0, rows: 1, members: members.length,
+  };
+}
 
 // label(path): a label known from another report of the same files (a merge's), for a scan
 // report without one.
-export function buildModel(report, { visible = () => true, shift = () => 0, kindLabel = (k) => k, label = () => '' } = {}) {
+export function buildModel(report, { visible = () => true, shift = () => 0, kindLabel = (k) => k, label = () => '',
+  expanded = new Set() } = {}) {
   const ov = report?.overview;
   if (!ov || !ov.lanes) return null;
   const sources = report.sources ?? [];
@@ -54,11 +76,36 @@ export function buildModel(report, { visible = () => true, shift = () => 0, kind
       placed: s.placed_us ?? 0,
       aligned: s.aligned_us ?? 0,
       rows: Math.max(1, counters.length),
+      run: s.identity?.run ?? '',
+      host: s.identity?.host || '',
     };
     const key = s.label || label(s.path) || s.node || '';
     if (!groups.has(key)) groups.set(key, { key, title: key || '(no node)', lanes: [] });
     groups.get(key).lanes.push(lane);
     lanes.push(lane);
+  }
+  // Many nodes or ranks: by host (a host's key: its run and name, else its group's).
+  let list = [...groups.values()];
+  let folded = 0;
+  if (list.length > FOLD_ABOVE) {
+    const hosts = new Map();
+    for (const g of list) {
+      const l0 = g.lanes[0];
+      const hostKey = l0.host ? `${l0.run}\u001f${l0.host}` : g.key;
+      if (!hosts.has(hostKey)) hosts.set(hostKey, { key: hostKey, title: l0.host || g.title, groups: [] });
+      hosts.get(hostKey).groups.push(g);
+    }
+    list = [];
+    for (const h of hosts.values()) {
+      if (expanded.has(h.key) || h.groups.length === 1) {
+        for (const g of h.groups) list.push({ ...g, hostKey: h.key });
+        continue;
+      }
+      folded++;
+      const members = h.groups.flatMap((g) => g.lanes);
+      const title = `${h.title} (${h.groups.length} ranks)`;
+      list.push({ key: h.key, title, hostKey: h.key, folded: true, lanes: [hostLane(h.key, title, members)] });
+    }
   }
   let start = ov.start_us;
   let end = ov.end_us;
@@ -69,9 +116,32 @@ export function buildModel(report, { visible = () => true, shift = () => 0, kind
   if (!(end > start)) end = start + 1;
   return {
     start, end, binStart: ov.start_us, binEnd: ov.end_us, bins: ov.bins,
-    groups: [...groups.values()], lanes,
+    groups: list, lanes: list.flatMap((g) => g.lanes), folded,
     steps: [...(report.job?.steps ?? [])].sort((a, b) => a[0] - b[0]),
   };
+}
+
+// Two runs side by side (two folders dropped, --align steps): per step, how long it took in
+// each run (the longest of the run's sources) and the difference, or null when the model
+// holds fewer than two runs with steps.
+//   runTable(model) → { runs: ['monday', 'thursday'], rows: [{ step, durs: [a, b], diff: b − a }…] }
+export function runTable(model) {
+  const runs = [...new Set(model.lanes.filter((l) => l.steps.length).map((l) => l.run))];
+  if (runs.length < 2) return null;
+  const pair = runs.slice(0, 2);
+  const rows = new Map();
+  for (const l of model.lanes) {
+    const r = pair.indexOf(l.run);
+    if (r < 0) continue;
+    for (const [step, first, last] of l.steps) {
+      if (!rows.has(step)) rows.set(step, { step, durs: [null, null] });
+      const row = rows.get(step);
+      row.durs[r] = Math.max(row.durs[r] ?? 0, last - first);
+    }
+  }
+  const list = [...rows.values()].sort((a, b) => a.step - b.step);
+  for (const row of list) row.diff = row.durs[0] !== null && row.durs[1] !== null ? row.durs[1] - row.durs[0] : null;
+  return { runs: pair, rows: list };
 }
 
 // Per step, per group: how long it took there (the longest of the group's sources:

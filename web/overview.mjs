@@ -1,7 +1,8 @@
 // The overview: one canvas showing the scanned job (overview-draw.mjs paints it), on which
 // the user picks the window to merge.
 //   mouse:    drag across the lanes → a time window (whole µs); click a step's tick → that
-//             step (to the next one); double-click → no window; Ctrl+wheel zooms.
+//             step (to the next one); double-click → no window; Ctrl+wheel zooms; a host's
+//             name (a big job drawn by host) → onToggleHost(its key).
 //   keyboard: ←/→ move a selection, Shift+←/→ move its end, ↑/↓ the previous/next step,
 //             +/− zoom, 0 fits, Enter applies, Escape drops the selection, Delete clears.
 //   const ov = createOverview(canvas, { onPick: (w) => …, onClear: () => …, describe: (text) => … });
@@ -21,7 +22,7 @@ function colors() {
     rowAlt: v('--row-alt'), warn: v('--warn'), ok: v('--ok') };
 }
 
-export function createOverview(canvas, { onPick, onClear, describe = () => {} }) {
+export function createOverview(canvas, { onPick, onClear, onToggleHost = () => {}, describe = () => {} }) {
   let model = null;
   let view = null;        // { start, end } in µs
   let windowNow = null;   // the window the fields resolve to (a preview), highlighted
@@ -102,13 +103,23 @@ export function createOverview(canvas, { onPick, onClear, describe = () => {} })
   canvas.addEventListener('pointerdown', (e) => {
     if (!model || !g || e.button !== 0) return;
     const x = e.offsetX;
-    if (x < g.x0 - 2) return;
+    if (x < g.x0 - 2) {  // a host's name (a big job's, drawn by host) opens or folds it
+      const row = g.rows.find((r) => e.offsetY >= r.y && e.offsetY < r.y + r.h);
+      const key = row?.lane?.hostKey ?? row?.group?.hostKey;
+      if (key !== undefined) onToggleHost(key);
+      return;
+    }
     drag = { x, t: inJob(timeAt(x)), moved: false, y: e.offsetY };
     canvas.setPointerCapture(e.pointerId);
   });
   canvas.addEventListener('pointermove', (e) => {
     if (!drag) {
-      if (g) canvas.style.cursor = e.offsetY >= AXIS_H && e.offsetY < AXIS_H + STEP_H && stepAt(e.offsetX) !== null ? 'pointer' : e.offsetX >= g.x0 ? 'crosshair' : '';
+      if (!g) return;
+      // Over a folded host's name: say whose it is and that a click opens it (thin lanes show no name).
+      const row = e.offsetX < g.x0 ? g.rows.find((r) => e.offsetY >= r.y && e.offsetY < r.y + r.h) : null;
+      const key = row?.lane?.hostKey ?? row?.group?.hostKey;
+      canvas.title = key === undefined ? '' : `${row.lane?.members ? row.lane.name : row.group.title}: click to ${row.lane?.members ? 'open it into its ranks' : 'fold its host'}`;
+      canvas.style.cursor = key !== undefined || (e.offsetY >= AXIS_H && e.offsetY < AXIS_H + STEP_H && stepAt(e.offsetX) !== null) ? 'pointer' : e.offsetX >= g.x0 ? 'crosshair' : '';
       return;
     }
     if (Math.abs(e.offsetX - drag.x) >= DRAG_PX) drag.moved = true;

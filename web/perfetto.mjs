@@ -54,15 +54,32 @@ function targetOrigin(url) {
   return origin === 'null' ? '*' : origin;
 }
 
-// Perfetto UI keeps a trace in the browser's memory, about 2 GB at most, and a JSON trace
-// takes more than its size there: above this many bytes of output, say so before handing
+// Perfetto UI keeps a trace in its trace processor's memory: the 64-bit (memory64) build,
+// up to 16 GB, where the browser supports memory64, else the 32-bit one, 4 GB; a JSON trace
+// takes a few times its size there. Above these many bytes of output, say so before handing
 // it over (and suggest a narrower window).
-export const PERFETTO_WARN_BYTES = 1e9;
+export const PERFETTO_WARN_BYTES = 1.5e9;
+const PERFETTO_64_BYTES = 6e9;
 
 export function sizeWarning(size) {
   if (!(size > PERFETTO_WARN_BYTES)) return '';
-  return `This trace is ${(size / 1e9).toFixed(1)} GB. Perfetto UI holds about 2 GB in the browser and a JSON trace ` +
-    'takes more than its size there, so it may not open. Drag across the overview to pick a narrower window and merge again.';
+  const gb = `This trace is ${(size / 1e9).toFixed(1)} GB.`;
+  const narrower = 'Drag across the overview to pick a narrower window and merge again.';
+  if (size > PERFETTO_64_BYTES) {
+    return `${gb} Perfetto UI holds at most 16 GB in the browser (its 64-bit build, where the browser supports ` +
+      `memory64) and a JSON trace takes a few times its size there, so it may not open at all. ${narrower}`;
+  }
+  return `${gb} Perfetto UI holds up to 16 GB where the browser supports memory64 (recent Chrome and Firefox), but only ` +
+    `4 GB elsewhere, and a JSON trace takes a few times its size there: without memory64 it may not open. ${narrower}`;
+}
+
+// From file:// (the single-file page opened from disk) the page's origin is "null": Perfetto
+// UI cannot trust it, and asks "Open trace?" every time, without "Always trust".
+export function fileOriginNote(protocol) {
+  if (protocol !== 'file:') return '';
+  return 'This page was opened from a file, so Perfetto UI will ask "Open trace?" every time (a file has no origin it can ' +
+    'trust). Serve the page (any static server, or scripts/run.sh), or put a self-hosted perfetto-ui.zip next to it, ' +
+    'to open traces without the question.';
 }
 
 export const noAnswer = (url) => `The Perfetto UI at ${url} did not answer (offline? blocked?).`;

@@ -1,16 +1,18 @@
-// One progress bar per merge that only moves forward, over reading, parsing and writing.
-// The worker reports stages that take turns per file (read a file, parse it, read the next;
-// the second worker's files arrive whole, parsed), so a bar per stage would jump back and
-// forth. Here every input byte counts twice — once read, once parsed — and every event once
-// written:
-//   value = (read + parsed) / (2 × input bytes) × 2/3 + written / events × 1/3
+// One progress bar per merge that only moves forward, over reading, parsing, planning and
+// writing. The worker reports stages that take turns per file (read a file, parse it, read
+// the next; the second worker's files arrive whole, parsed), so a bar per stage would jump
+// back and forth. Here every input byte counts twice — once read, once parsed —, each of
+// the plan's stages (clocks, the clock check, the window, tracks, order) once, and every
+// event once written:
+//   value = (read + parsed) / (2 × input bytes) × 0.6 + planned × 0.1 + written / events × 0.3
 // and a value below the last one shown is never shown. The time left comes from the time
 // taken so far for the part done.
 //   const bar = createProgress(el.progress, el.progressText, files);  // files: [{ name, data }]
 //   onProgress: (p) => bar.update(p)
 import { bytes, count, duration } from './format.mjs';
 
-const IN_SHARE = 2 / 3;
+const IN_SHARE = 0.6;
+const PLAN_SHARE = 0.1;
 
 export function createProgress(bar, textEl, files) {
   const size = new Map(files.map((f) => [f.name, f.data?.size ?? f.data?.byteLength ?? 0]));
@@ -52,8 +54,12 @@ export function createProgress(bar, textEl, files) {
     let text;
     if (p.stage === 'write') {
       const f = p.eventsTotal > 0 ? Math.min(p.eventsDone / p.eventsTotal, 1) : 1;
-      value = IN_SHARE + (1 - IN_SHARE) * f;
+      value = IN_SHARE + PLAN_SHARE + (1 - IN_SHARE - PLAN_SHARE) * f;
       text = `Writing: ${count(p.eventsDone ?? 0)} of ${count(p.eventsTotal ?? 0)} events`;
+    } else if (p.stage === 'plan') {
+      const f = p.stepsTotal > 0 ? Math.min(p.stepsDone / p.stepsTotal, 1) : 1;
+      value = IN_SHARE + PLAN_SHARE * f;
+      text = 'Planning: clocks, the clock check, the window, tracks and lanes, the order';
     } else {
       value = total > 0 ? IN_SHARE * Math.min(inputDone(p) / (2 * total), 1) : 0;
       const rate = p.mbPerSec;

@@ -26,35 +26,45 @@ export function errorText(e, codes) {
   return `${code}${e.message}${place ? ` (${place})` : ''}`;
 }
 
-// Warnings of one code in one file, in the order they came: a file with 22 bad events is
-// one line ("22 × BAD_EVENT in job/a.json, first at byte 1,204: …"), not 22.
+// Warnings of one code, in the order they came: a file with 22 bad events is one line
+// ("22 × BAD_EVENT in job/a.json, first at byte 1,204: …"), and so are 14 files without a
+// clock ("14 × NO_CLOCK in 14 files: …", the files folded under it), not 14 lines.
+//   groupWarnings(list) → [{ ...first warning, count, files: [{ ...its first warning there, count }…] }…]
 export function groupWarnings(warnings) {
   const groups = new Map();
   for (const w of warnings) {
-    const key = `${w.code}\u0000${w.file ?? ''}`;
-    const g = groups.get(key);
-    if (g) g.count++;
-    else groups.set(key, { ...w, count: 1 });
+    let g = groups.get(w.code);
+    if (!g) groups.set(w.code, g = { ...w, count: 0, files: [] });
+    g.count++;
+    const f = g.files.find((x) => x.file === (w.file ?? ''));
+    if (f) f.count++;
+    else g.files.push({ ...w, file: w.file ?? '', count: 1 });
   }
   return [...groups.values()];
 }
 
-function item(w, codes) {
-  const place = where(w, codes);
-  const cls = severity(w, codes) === 'error' ? 'error' : '';
+// One file's line: "job/a.json at byte 46: …", "in job/a.json, first at byte 10: …" (the
+// count said before it, or, counted: "3 in job/a.json, …").
+function fileLine(w, codes, counted = false) {
+  const first = atByte(w, codes) ? `, first at byte ${count(w.offset ?? 0)}` : '';
   if (w.count > 1) {
-    const first = atByte(w, codes) ? `, first at byte ${count(w.offset ?? 0)}` : '';
+    return [h('span', {}, counted ? `${count(w.count)} in ` : 'in ', h('span', { class: 'where' }, w.file || 'the job'), first), ': ', w.message];
+  }
+  const place = where(w, codes);
+  return [place ? h('span', { class: 'where' }, place) : null, place ? ': ' : '', w.message];
+}
+
+function item(w, codes) {
+  const cls = severity(w, codes) === 'error' ? 'error' : '';
+  if (w.files.length > 1) {
+    const list = h('ul', {}, ...w.files.map((f) => h('li', {}, ...fileLine(f, codes, true))));
     return h('li', { class: cls },
       h('span', { class: 'code' }, `${count(w.count)} × ${w.code}`),
-      w.file ? h('span', {}, 'in ', h('span', { class: 'where' }, w.file), first) : null,
-      w.file ? ': ' : '',
-      w.message);
+      h('details', {}, h('summary', {}, `in ${count(w.files.length)} files: `, w.message), list));
   }
   return h('li', { class: cls },
-    h('span', { class: 'code' }, w.code),
-    place ? h('span', { class: 'where' }, place) : null,
-    place ? ': ' : '',
-    w.message);
+    h('span', { class: 'code' }, w.count > 1 ? `${count(w.count)} × ${w.code}` : w.code),
+    ...fileLine(w.files[0], codes));
 }
 
 // warnings: report.warnings plus, for a failed merge, the error itself. el: dom.mjs's.
@@ -64,7 +74,7 @@ export function renderProblems(el, warnings, codes) {
   const loud = groupWarnings(warnings.filter((w) => severity(w, codes) !== 'note'));
   const quiet = warnings.filter((w) => severity(w, codes) === 'note');
   els.warnings.replaceChildren(...loud.map((w) => item(w, codes)));
-  els.skipped.replaceChildren(...quiet.map((w) => item(w, codes)));
+  els.skipped.replaceChildren(...groupWarnings(quiet).map((w) => item(w, codes)));
   const skipped = quiet.filter((w) => w.code === 'SKIPPED').length;
   els.skippedSummary.textContent = `${plural(quiet.length, 'note')}` +
     (skipped ? ` (${count(skipped)} about files skipped on purpose)` : '');

@@ -90,10 +90,52 @@ function pathCell(name) {
   return h('td', { class: 'path' }, i >= 0 ? h('span', { class: 'dir' }, name.slice(0, i + 1)) : null, name.slice(i + 1));
 }
 
+// Hundreds of files (a 1 024-rank job): the table shows them by kind and host, a row each,
+// until the user asks for every file.
+export const FOLD_FILES = 100;
+
+// The rows of a folded table: per kind and host (the scan's, else the node), how many files
+// and bytes, with a box that takes or leaves them all.
+function foldedRows(entries, kinds, onChange, onUnfold) {
+  const groups = new Map();
+  for (const e of entries) {
+    const host = e.source?.identity?.host || e.node || '';
+    const key = `${e.kind}\u0000${host}`;
+    if (!groups.has(key)) groups.set(key, { kind: e.kind, host, list: [] });
+    groups.get(key).list.push(e);
+  }
+  const rows = [...groups.values()].map((g) => {
+    const all = g.list.every((e) => e.include);
+    const box = h('input', { type: 'checkbox', checked: all, 'aria-label': `Include the ${g.list.length} ${kinds.label(g.kind) ?? g.kind} files of ${g.host || 'no host'}` });
+    box.indeterminate = !all && g.list.some((e) => e.include);
+    box.addEventListener('change', () => {
+      for (const e of g.list) e.include = box.checked;
+      onChange('include', -1);
+    });
+    const size = g.list.reduce((n, e) => n + e.size, 0);
+    return h('tr', { class: 'folded' },
+      h('td', { class: 'c-check' }, box),
+      h('td', { class: 'path' }, `${plural(g.list.length, 'file')}`),
+      h('td', { 'data-label': 'Kind' }, h('span', { class: `kind ${g.kind}` }, kinds.label(g.kind) ?? g.kind)),
+      h('td', { class: 'c-num', 'data-label': 'Size' }, bytes(size)),
+      h('td', { class: `node mono${g.host ? '' : ' empty'}`, 'data-label': 'Host' }, g.host),
+      h('td', { class: 'empty' }, ''), h('td', { class: 'c-offset empty' }));
+  });
+  const open = h('button', { type: 'button', class: 'small', 'data-testid': 'show-all-files' }, `Show all ${count(entries.length)} files`);
+  open.addEventListener('click', onUnfold);
+  rows.push(h('tr', { class: 'folded-more' }, h('td', { colspan: '7' }, open)));
+  return rows;
+}
+
 // Renders every row; calls onChange(what, index) after the user changes a row (the row
 // updates itself: re-rendering would take the focus away from an offset being typed);
-// offsetUs(text) is the core's reading of an offset (rules.offsetUs).
-export function renderFiles(tbody, entries, kinds, kindOn, onChange, offsetUs) {
+// offsetUs(text) is the core's reading of an offset (rules.offsetUs). fold: { folded,
+// onUnfold } — folded, the rows are per kind and host (foldedRows).
+export function renderFiles(tbody, entries, kinds, kindOn, onChange, offsetUs, fold = {}) {
+  if (fold.folded) {
+    tbody.replaceChildren(...foldedRows(entries, kinds, onChange, fold.onUnfold));
+    return;
+  }
   // Keep the focus (and the caret) where it was: a scan may finish while the user types.
   const active = tbody.contains(document.activeElement) ? document.activeElement : null;
   const focus = active && { label: active.getAttribute('aria-label'), caret: active.selectionStart ?? null };

@@ -20,8 +20,10 @@ export function initViewer(el, current, { download }) {
   function showAddress() {
     const a = perfetto.perfettoAddress();
     const m = current();
-    el.perfettoNote.textContent = `Perfetto UI: ${a.url} (${a.from}; change it in Settings below). The trace is sent there only when you press a Perfetto button.`;
+    el.perfettoNote.textContent = `Perfetto UI: ${a.url} (${a.from}; change it in Settings below). The trace is sent there only when you press a Perfetto button, for that tab alone (localOnly: Perfetto offers no sharing or upload of it).`;
     if (a.problem) el.perfettoNote.textContent += ` ${a.problem}`;
+    const fromFile = perfetto.fileOriginNote(location.protocol);
+    if (fromFile) el.perfettoNote.textContent += ` ${fromFile}`;
     const big = m ? perfetto.sizeWarning(m.blob.size) : '';
     el.perfettoSize.textContent = big;
     el.perfettoSize.hidden = !big;
@@ -30,7 +32,8 @@ export function initViewer(el, current, { download }) {
 
   function tracePayload() {
     const { blob, name } = current();
-    return async () => ({ buffer: await blob.arrayBuffer(), title: `tracemerge · ${name}`, fileName: name, keepApiOpen: true });
+    // localOnly: the UI offers no sharing or upload of a posted trace (its default, said explicitly).
+    return async () => ({ buffer: await blob.arrayBuffer(), title: `tracemerge · ${name}`, fileName: name, keepApiOpen: true, localOnly: true });
   }
 
   function openPerfetto() {

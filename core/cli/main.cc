@@ -163,6 +163,9 @@ int main(int argc, char** argv) {
   merge_opt.progress = [&](const Progress& p) {
     if (std::string_view(p.stage) == "write")
       line.Show("writing: " + std::to_string(p.done) + " of " + std::to_string(p.total) + " events");
+    else if (std::string_view(p.stage) == "plan")
+      line.Show("planning: clocks, the clock check, the window, tracks, order (" + std::to_string(p.done) + " of " +
+                std::to_string(p.total) + ")");
     return true;
   };
   Merger merger(merge_opt);

@@ -11,7 +11,7 @@ const { duration, plural, ranges, utcFromMicros } = await import(path.join(ROOT,
 const { buildModel, stepTable, timeTicks } = await import(path.join(ROOT, 'web/overview-model.mjs'));
 const { createProgress } = await import(path.join(ROOT, 'web/progress.mjs'));
 const { groupWarnings } = await import(path.join(ROOT, 'web/report.mjs'));
-const { sizeWarning } = await import(path.join(ROOT, 'web/perfetto.mjs'));
+const { fileOriginNote, sizeWarning } = await import(path.join(ROOT, 'web/perfetto.mjs'));
 const { sampleJob } = await import(path.join(ROOT, 'web/sample.mjs'));
 const { kindSet, onlyOption } = await import(path.join(ROOT, 'web/table.mjs'));
 // rules.mjs and window.mjs as built: next to the core (build/web/wasm/).
@@ -139,13 +139,19 @@ test('the progress bar only moves forward over the stages a real merge reports, 
   assert.ok(seen.some((v) => v > 0.1 && v < 0.9), 'no value in between');
 });
 
-test('repeated warnings are one line each; a big output is warned about before Perfetto', () => {
+test('warnings of one code are one line, their files folded under it; a big output is warned about before Perfetto', () => {
   const w = (code, file, offset) => ({ code, file, offset, message: `m${offset}` });
   const groups = groupWarnings([w('BAD_EVENT', 'a.json', 10), w('BAD_EVENT', 'a.json', 20), w('BAD_EVENT', 'b.json', 5), w('TRUNCATED', 'a.json', 30), w('BAD_EVENT', 'a.json', 40)]);
-  assert.deepEqual(groups.map((g) => [g.code, g.file, g.count, g.offset]),
-    [['BAD_EVENT', 'a.json', 3, 10], ['BAD_EVENT', 'b.json', 1, 5], ['TRUNCATED', 'a.json', 1, 30]]);
+  assert.deepEqual(groups.map((g) => [g.code, g.count, g.files.map((f) => [f.file, f.count, f.offset])]),
+    [['BAD_EVENT', 4, [['a.json', 3, 10], ['b.json', 1, 5]]], ['TRUNCATED', 1, [['a.json', 1, 30]]]]);
+  const noClock = groupWarnings(Array.from({ length: 14 }, (_, i) => w('NO_CLOCK', `f${i}.json`, 0)));
+  assert.equal(noClock.length, 1, '14 files without a clock: one line');
+  assert.equal(noClock[0].files.length, 14);
   assert.equal(sizeWarning(900e6), '');
-  assert.match(sizeWarning(1.4e9), /1\.4 GB.*about 2 GB.*narrower window/);
+  assert.match(sizeWarning(2.4e9), /2\.4 GB.*16 GB.*memory64.*4 GB.*narrower window/);
+  assert.match(sizeWarning(8e9), /8\.0 GB.*at most 16 GB.*may not open at all/);
+  assert.equal(fileOriginNote('https:'), '');
+  assert.match(fileOriginNote('file:'), /Open trace\?.*every time.*perfetto-ui\.zip/);
 });
 
 test('the sample job is deterministic, has two hosts whose clocks are 400 µs apart, and merges to the CLI bytes', async () => {

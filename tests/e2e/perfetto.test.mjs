@@ -35,6 +35,7 @@ function checkArrival(got, page) {
   assert.equal(got.fileName, '1596659864838308_merged_timeline.json');
   assert.match(got.title, /1596659864838308_merged_timeline\.json/);
   assert.equal(got.keepApiOpen, true);
+  assert.equal(got.localOnly, true, 'no sharing or upload of the trace, said explicitly');
   assert.equal(got.origin, new URL(page.url()).origin);
 }
 

@@ -5,10 +5,14 @@
 //   node tests/e2e/screenshot.mjs align [out.png] [--scheme light|dark]
 //       the sample's two hosts before and after "Align clocks": the overview near step 3,
 //       zoomed in so that 400 µs show, stacked (default web/screenshot-align.png)
+//   node tests/e2e/screenshot.mjs waits [out.png] [--scheme light|dark] [--width N]
+//       who waits for whom: the steps panel of a generated 6-rank job whose rank 3 arrives
+//       2 ms late at every all-reduce of steps 3-5 (default web/screenshot-waits.png)
 // Needs build/web (node web/build.mjs).
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, browser, servers, waitDone } from './helpers.mjs';
+import { ROOT, browser, servers, tmpDir, waitDone } from './helpers.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -19,8 +23,9 @@ const width = Number(option('--width', 1100));
 const schemeOption = option('--scheme', 'light');
 const mode = args[0] ?? 'light';
 const align = mode === 'align';
-const scheme = align ? schemeOption : mode;
-const out = args[1] ?? path.join(ROOT, align ? 'web/screenshot-align.png' : 'web/screenshot.png');
+const waits = mode === 'waits';
+const scheme = align || waits ? schemeOption : mode;
+const out = args[1] ?? path.join(ROOT, align ? 'web/screenshot-align.png' : waits ? 'web/screenshot-waits.png' : 'web/screenshot.png');
 
 const srv = await servers();
 const b = await browser();
@@ -29,11 +34,17 @@ try {
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(srv.page.url);
-  await page.getByRole('button', { name: 'Try with sample traces' }).click();
-  await waitDone(page);
+  if (waits) {
+    await waitsShot(page, out);
+  } else {
+    await page.getByRole('button', { name: 'Try with sample traces' }).click();
+    await waitDone(page);
+  }
   await page.evaluate(() => document.activeElement?.blur());
   await page.mouse.move(0, 0);
-  if (align) {
+  if (waits) {
+    // (taken in waitsShot)
+  } else if (align) {
     await alignShots(page, out);
   } else if (width < 600) {
     await page.screenshot({ path: out, fullPage: true });
@@ -49,6 +60,23 @@ try {
 } finally {
   await b.close();
   await srv.close();
+}
+
+// The steps panel of a generated job with a straggler (rank 3, steps 3-5), scanned.
+async function waitsShot(page, file) {
+  const dir = tmpDir('shot');
+  try {
+    const job = path.join(dir, 'job');
+    const r = spawnSync('python3', [path.join(ROOT, 'tests/bench/gen_ranks.py'), job, '--hosts', '3', '--ranks-per-host', '2',
+      '--straggler', '3', '--straggler-steps', '3-5', '--straggler-ms', '2', '--seed', '8']);
+    if (r.status !== 0) throw new Error(r.stderr.toString());
+    await page.getByTestId('folder-input').setInputFiles(job);
+    await page.locator('#steps-panel .waits-table').waitFor();
+    await page.evaluate(() => document.activeElement?.blur());
+    await page.locator('#steps-panel').screenshot({ path: file });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 // The overview card before and after "Align clocks", zoomed in on the start of step 3 —

@@ -1,0 +1,102 @@
+// Who waits for whom, two runs side by side, and a big job at a glance, in the page, on
+// jobs from the project's generator (tests/bench/gen_ranks.py): the steps panel names a
+// planted straggler for its steps and the time lost, the ranks × steps map has it hot, a
+// cell picks its step; two smdebug runs list each step in both and the difference,
+// sortable; 1 024 ranks draw as 128 hosts (one opens into its ranks), the file table folds
+// by kind and host, and 128 NO_CLOCK warnings are one line.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { ROOT, closeSession, openSession, waitDone } from './helpers.mjs';
+
+let session;
+before(async () => { session = await openSession('waits'); });
+after(() => closeSession(session));
+
+function generate(name, args) {
+  const out = path.join(session.tmp, name);
+  const r = spawnSync('python3', [path.join(ROOT, 'tests/bench/gen_ranks.py'), out, ...args.split(' ')]);
+  assert.equal(r.status, 0, r.stderr.toString());
+  return out;
+}
+
+async function scanned(dir) {
+  const page = await session.ctx.newPage();
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(e.message));
+  await page.goto(session.srv.page.url);
+  await page.getByTestId('folder-input').setInputFiles(dir);
+  await page.waitForFunction(() => window.tracemerge.overview.geometry()?.lanes.length > 0, null, { timeout: 120000 });
+  return page;
+}
+
+const fields = async (page) => ({
+  unit: await page.getByTestId('unit').inputValue(),
+  start: await page.getByTestId('start').inputValue(),
+  end: await page.getByTestId('end').inputValue(),
+});
+
+test('the steps panel names a planted straggler for its steps, with the time lost; its map cell picks the step', { timeout: 180000 }, async () => {
+  const dir = generate('late', '--hosts 3 --ranks-per-host 2 --straggler 3 --straggler-steps 3-5 --straggler-ms 2 --seed 8');
+  const page = await scanned(dir);
+  const named = page.locator('#steps-panel td.waited.straggler');
+  await named.first().waitFor();
+  assert.equal(await named.count(), 3, 'steps 3, 4 and 5');
+  for (let i = 0; i < 3; i++) assert.match(await named.nth(i).textContent(), /^rank 3 · host-b · [\d.]+ ms lost$/);
+  assert.deepEqual(await named.evaluateAll((tds) => tds.map((td) => td.closest('tr').dataset.step)), ['3', '4', '5']);
+  assert.equal(await page.locator('#steps-panel tr[data-step="0"] td.waited').textContent(), '—', 'no straggler: no name');
+  // The ranks × steps map: rank 3 waited least (first row), its planted steps marked.
+  const rows = page.locator('#steps-panel .waits-table tbody tr');
+  assert.equal(await rows.count(), 6);
+  assert.match(await rows.first().locator('th').textContent(), /^rank 3 · host-b/);
+  assert.equal(await rows.first().locator('td.slowest').count(), 3);
+  await rows.first().locator('td[data-step="4"]').click();
+  assert.deepEqual(await fields(page), { unit: 'step', start: '4', end: '5' });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('two runs side by side: each step in both, the difference, sortable by it', { timeout: 180000 }, async () => {
+  generate('runs/monday', '--format smdebug --hosts 2 --ranks-per-host 1 --steps 5 --seed 11');
+  generate('runs/thursday', '--format smdebug --hosts 2 --ranks-per-host 1 --steps 5 --seed 12 --straggler 1 --straggler-steps 2-2 --straggler-ms 5 --base-us 1700259200000000');
+  const page = await scanned(path.join(session.tmp, 'runs'));
+  const table = page.locator('#steps-panel .runs-table');
+  await table.waitFor();
+  assert.deepEqual(await table.locator('thead th').allTextContents(), ['Step', 'runs/monday', 'runs/thursday', 'Difference']);
+  const steps = async () => table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.step));
+  assert.deepEqual(await steps(), ['0', '1', '2', '3', '4']);
+  await page.getByRole('button', { name: 'Difference' }).click();
+  const sorted = await steps();
+  assert.equal(sorted[0], '2', 'step 2 got slower on thursday: first when sorted by the difference');
+  assert.match(await table.locator('tbody tr').first().locator('td.diff').textContent(), /^\+[\d.]+ ms$/);
+  await table.locator('tbody tr').first().getByRole('button').click();
+  assert.deepEqual(await fields(page), { unit: 'step', start: '2', end: '3' });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('1 024 ranks at a glance: hosts folded in the overview and the table, warnings of one code one line', { timeout: 400000 }, async () => {
+  const dir = generate('big', '--hosts 128 --ranks-per-host 8 --steps 3 --collectives 4 --no-clock --seed 5');
+  const page = await scanned(dir);
+  const g = await page.evaluate(() => window.tracemerge.overview.geometry());
+  assert.equal(g.lanes.length, 128, 'a lane per host');
+  assert.match(await page.locator('#fold-note').textContent(), /^128 hosts drawn folded/);
+  // A host's name opens it into its ranks.
+  const canvas = page.getByTestId('overview');
+  await canvas.scrollIntoViewIfNeeded();
+  await canvas.click({ position: { x: 20, y: g.lanesY + 1 } });
+  await page.waitForFunction(() => window.tracemerge.overview.geometry().lanes.length === 135);
+  // The file table: by kind and host until asked.
+  assert.equal(await page.locator('#files tbody tr.folded').count(), 128);
+  await page.getByTestId('show-all-files').click();
+  assert.equal(await page.locator('#files tbody tr').count(), 1024);
+  // Merged: 128 NO_CLOCK warnings (one per host: a recording each) are one line.
+  await page.getByTestId('merge').click();
+  await waitDone(page);
+  const noClock = page.locator('#warnings > li').filter({ hasText: 'NO_CLOCK' });
+  assert.equal(await noClock.count(), 1);
+  assert.match(await noClock.textContent(), /^128 × NO_CLOCK\s*in 128 files/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
