@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -30,6 +31,13 @@ std::string ScratchDirTest::Write(const std::string& rel, const std::string& tex
   std::filesystem::create_directories(path.parent_path());
   std::ofstream(path, std::ios::binary) << text;
   return path.string();
+}
+
+std::string GeneratorTest::Generate(const std::string& name, const std::string& args) {
+  const std::string out = (dir_ / name).string();
+  const std::string cmd = "python3 " TRACEMERGE_SOURCE_DIR "/tests/bench/gen_ranks.py " + out + " " + args;
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  return out;
 }
 
 std::string Corpus(const std::string& rel) { return std::string(TRACEMERGE_CORPUS) + "/" + rel; }

@@ -41,6 +41,13 @@ class ScratchDirTest : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
+// A scratch folder and the project's job generator (tests/bench/gen_ranks.py).
+class GeneratorTest : public ScratchDirTest {
+ protected:
+  // Runs the generator into dir_/name; returns the folder (its truth beside it: <folder>.truth.json).
+  std::string Generate(const std::string& name, const std::string& args);
+};
+
 // Equal strings, or a failure that shows the first difference (not 200 KB of text).
 ::testing::AssertionResult SameText(const std::string& actual, const std::string& expected);
 

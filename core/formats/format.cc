@@ -5,7 +5,6 @@
 #include <cctype>
 
 namespace tracemerge {
-namespace {
 
 bool AllDigits(std::string_view s) {
   if (s.empty()) return false;
@@ -13,8 +12,6 @@ bool AllDigits(std::string_view s) {
     if (!std::isdigit(static_cast<unsigned char>(c))) return false;
   return true;
 }
-
-}  // namespace
 
 const Format& FormatOf(FormatId id) {
   switch (id) {
@@ -74,6 +71,11 @@ std::string DroppedFolder(std::string_view path, bool in_folder) {
   const size_t slash = path.find('/');
   if (!in_folder || slash == std::string_view::npos) return "";
   return std::string(path.substr(0, slash));
+}
+
+std::string SmdebugRun(std::string_view path, bool in_folder) {
+  std::string root = SmdebugRoot(path);
+  return root.empty() ? DroppedFolder(path, in_folder) : root;
 }
 
 std::string HostOfNodeId(std::string_view node) {

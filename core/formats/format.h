@@ -121,6 +121,10 @@ const Format& FormatOf(FormatId id);
 std::string SmdebugRoot(std::string_view path);
 // A file given by itself: ""; found in a folder: the folder dropped (the path's first part).
 std::string DroppedFolder(std::string_view path, bool in_folder);
+// The run of an smdebug job's file: its job's root, else (a file away from its job) the dropped folder.
+std::string SmdebugRun(std::string_view path, bool in_folder);
+// "1594662624718694" → true; "", "12a" → false.
+bool AllDigits(std::string_view s);
 // smdebug's node id "<rank or pid>-<host>" (smdebug's get_node_id) → "<host>"; else the id itself.
 std::string HostOfNodeId(std::string_view node);
 // "rank-0.json.gz" → "rank-0": a file's name as a label.

@@ -11,8 +11,6 @@
 //   {"ph":"X","name":"ncclDevKernel_AllReduce_Sum_f32_RING_LL(…)",…}  → an anchor (kernel, allreduce)
 //   {"ph":"X","name":"record_param_comms","args":{"Collective name":"allreduce","Seq":7,
 //    "Process Group Name":"0"}}  → an anchor (host op) whose key holds its Seq
-#include <cctype>
-
 #include "event_parser.h"
 #include "formats/collectives.h"
 #include "formats/format.h"
@@ -22,13 +20,6 @@
 
 namespace tracemerge {
 namespace {
-
-bool AllDigits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-  return true;
-}
 
 // A top-level string as text; "" when it is not one (or is too long for a name).
 std::string StringText(std::string_view token) {

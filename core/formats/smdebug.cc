@@ -10,8 +10,6 @@
 //     → kind horovod, node "0-algo-1": run "job", host "algo-1", stream "horovod 0-algo-1"
 //   {"name":"Step:ModeKeys.TRAIN","ph":"X","ts":5,"args":{"step_num":"3"}}  (pythontimeline) → step 3
 //   {"name":"ALLREDUCE","ph":"B","pid":4,…} … its E  → an anchor (Horovod op, tensor of pid 4)
-#include <cctype>
-
 #include "event_parser.h"
 #include "formats/collectives.h"
 #include "formats/format.h"
@@ -31,9 +29,7 @@ std::string NodeOf(std::string_view base, std::string_view suffix) {
   std::string_view s = base.substr(0, base.size() - suffix.size());
   if (!s.empty() && s.back() == '_') s.remove_suffix(1);
   const size_t us = s.find('_');
-  bool digits = us != std::string_view::npos && us > 0;
-  for (size_t i = 0; digits && i < us; i++) digits = std::isdigit(static_cast<unsigned char>(s[i]));
-  if (digits) s.remove_prefix(us + 1);
+  if (us != std::string_view::npos && AllDigits(s.substr(0, us))) s.remove_prefix(us + 1);
   return std::string(s.empty() ? base : s);
 }
 
@@ -97,8 +93,7 @@ class Smdebug final : public Format {
 
   Identity Identify(const ParsedSource& s, const JobFacts&) const override {
     Identity id;
-    id.run = SmdebugRoot(s.path);
-    if (id.run.empty()) id.run = DroppedFolder(s.path, s.in_folder);
+    id.run = SmdebugRun(s.path, s.in_folder);
     id.node = s.cls.node;
     id.host = HostOfNodeId(s.cls.node);
     id.host_from = "node id";

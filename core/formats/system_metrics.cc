@@ -86,8 +86,7 @@ class SystemMetrics final : public Format {
 
   Identity Identify(const ParsedSource& s, const JobFacts&) const override {
     Identity id;
-    id.run = SmdebugRoot(s.path);
-    if (id.run.empty()) id.run = DroppedFolder(s.path, s.in_folder);
+    id.run = SmdebugRun(s.path, s.in_folder);
     id.node = s.cls.node;
     // The node its lines name (they all name one), else its file's.
     const bool said = !s.procs.empty() && !s.procs[0].pid_text.empty();

@@ -9,8 +9,6 @@
 //     → kind tf_trace, node "8c859046be41"; clock +1596659864545103 µs, host "8c859046be41" (TF sidecar)
 #include "formats/tf_profiler.h"
 
-#include <cctype>
-
 #include "formats/format.h"
 #include "numbers.h"
 #include "source.h"
@@ -18,13 +16,6 @@
 
 namespace tracemerge {
 namespace {
-
-bool AllDigits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-  return true;
-}
 
 constexpr std::string_view kTraceSuffix = ".trace.json.gz";
 
@@ -55,8 +46,7 @@ class TfProfiler final : public Format {
 
   Identity Identify(const ParsedSource& s, const JobFacts& job) const override {
     Identity id;
-    id.run = SmdebugRoot(s.path);
-    if (id.run.empty()) id.run = DroppedFolder(s.path, s.in_folder);
+    id.run = SmdebugRun(s.path, s.in_folder);
     id.node = s.cls.node;
     if (const std::optional<Sidecar> sc = SidecarOf(s, job)) {
       id.host = HostOfNodeId(sc->node);

@@ -17,15 +17,8 @@
 namespace tracemerge::test {
 namespace {
 
-class ClockCheck : public ScratchDirTest {
+class ClockCheck : public GeneratorTest {
  protected:
-  // Runs the generator into dir_/name; returns the folder.
-  std::string Generate(const std::string& name, const std::string& args) {
-    const std::string out = (dir_ / name).string();
-    const std::string cmd = "python3 " TRACEMERGE_SOURCE_DIR "/tests/bench/gen_ranks.py " + out + " " + args;
-    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-    return out;
-  }
   // The generator's truth: each host's clock offset (µs).
   std::map<std::string, double> Offsets(const std::string& job) {
     simdjson::dom::parser p;

@@ -12,15 +12,7 @@
 namespace tracemerge::test {
 namespace {
 
-class Identities : public ScratchDirTest {
- protected:
-  std::string Generate(const std::string& name, const std::string& args) {
-    const std::string out = (dir_ / name).string();
-    const std::string cmd = "python3 " TRACEMERGE_SOURCE_DIR "/tests/bench/gen_ranks.py " + out + " " + args;
-    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-    return out;
-  }
-};
+using Identities = GeneratorTest;
 
 // Output process names, by pid.
 std::map<int64_t, std::string> ProcessNames(const std::string& output) {

@@ -13,14 +13,8 @@
 namespace tracemerge::test {
 namespace {
 
-class Waiting : public ScratchDirTest {
+class Waiting : public GeneratorTest {
  protected:
-  std::string Generate(const std::string& name, const std::string& args) {
-    const std::string out = (dir_ / name).string();
-    const std::string cmd = "python3 " TRACEMERGE_SOURCE_DIR "/tests/bench/gen_ranks.py " + out + " " + args;
-    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-    return out;
-  }
   // The truth: per step, what all ranks lost waiting for the last to arrive at
   // each collective (µs), when that rank is `rank`.
   std::map<int64_t, double> LostFor(const std::string& job, int64_t rank) {
