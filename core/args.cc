@@ -15,6 +15,7 @@ const char kUsage[] =
     "\n"
     "  -o FILE              output file; '-' = stdout; a .gz name gzips. Default:\n"
     "                       <end_us>_merged_timeline.json in the first folder given\n"
+    "  --output-dir DIR     where the default-named output goes (instead)\n"
     "  --start T, --end T   window: Unix µs or a UTC date-time such as\n"
     "                       '2020-07-13 17:50:18.5' (--unit time), or steps (--unit\n"
     "                       step); events overlapping the window are kept, ends included\n"
@@ -79,6 +80,9 @@ Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
     } else if (k == "-o" || k == "--output") {
       if (!value()) return Usage(k + " needs a file name");
       a->output = v;
+    } else if (k == "--output-dir") {
+      if (!value()) return Usage("--output-dir needs a folder");
+      a->output_dir = v;
     } else if (k == "--start" || k == "--end") {  // read once --unit is known (below)
       if (!value()) return Usage(k + " needs a time or a step");
       (k == "--start" ? start_text : end_text) = v;

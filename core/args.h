@@ -17,6 +17,7 @@ extern const char kUsage[];
 struct Args {
   Options options;
   std::string output;       // "" = default name, "-" = stdout
+  std::string output_dir;   // --output-dir: where the default name goes ("" = the first folder given, else here)
   std::string report_path;  // --report
   bool quiet = false, help = false, version = false;
   bool threads_given = false;  // --threads (else options.threads is 0: the CLI's default, the cores)

@@ -52,6 +52,8 @@ OutputFilePlan PlanOutputFile(const Args& args, bool first_is_dir, TargetKind ta
   if (!out.empty() && !p.to_stdout) {
     const size_t slash = out.find_last_of('/');
     if (slash != std::string::npos) p.dir = slash == 0 ? "/" : out.substr(0, slash);
+  } else if (out.empty() && !args.output_dir.empty()) {
+    p.dir = args.output_dir;
   } else if (out.empty() && first_is_dir && !args.paths.empty()) {
     p.dir = args.paths[0];
   }

@@ -24,7 +24,8 @@
 
 namespace tracemerge {
 
-constexpr const char* kVersion = "0.1.0";
+// The CMake project's version (CMakeLists.txt: project(… VERSION …)), the one of every artifact.
+constexpr const char* kVersion = TRACEMERGE_VERSION;
 
 enum class Unit { kTime, kStep };
 

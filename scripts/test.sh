@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # test.sh — installs and builds everything (scripts/build.sh --browser), then runs every
 # test: ctest (native unit + golden), node --test tests/wasm (wasm = native bytes, API,
-# worker), tests/e2e (the page in Chromium, notebook helper). Exits non-zero on a failure.
+# worker), tests/e2e (the page in Chromium, notebook helper), and the packages
+# (scripts/package.sh into dist/, then tests/packages: the wheel in a fresh venv, the npm
+# package in an empty project, the site's zip, cmake --install). Exits non-zero on a failure.
 # With --full, or when $CI is set, also the sanitizer run (unit + golden tests under
 # ASan+UBSan in build/asan) and scripts/fuzz.sh 60.
 set -euo pipefail
@@ -27,6 +29,9 @@ if [ -f build/web/tracemerge.html ]; then
   node --test tests/e2e/
   echo "[test] python3 -m unittest tests/e2e/test_*.py"
   python3 -m unittest discover -s tests/e2e -p 'test_*.py'
+  echo "[test] scripts/package.sh, then tests/packages"
+  bash scripts/package.sh
+  python3 -m unittest discover -s tests/packages
 fi
 # ---- SANITIZERS AND FUZZING (CI or --full: about 6 minutes on 2 cores) ---------------
 if [ "$FULL" = 1 ]; then

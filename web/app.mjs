@@ -36,6 +36,7 @@ let kinds = null;       // kindSet(rules.kinds)
 const ready = loadRules().then((r) => {
   rules = r;
   kinds = kindSet(r.kinds);
+  el.version.textContent = r.version;
   for (const k of kinds.list) if (!state.kindOn.has(k.key)) state.kindOn.set(k.key, true);
   renderWindow();
 });
@@ -190,7 +191,6 @@ function applyReport(report) {
     const e = state.byName.get(s.path);
     if (e) e.source = s;
   }
-  if (report.version) el.version.textContent = report.version;
 }
 
 // ---- rendering ---------------------------------------------------------------------------------

@@ -88,7 +88,8 @@ export function readPreload() {
     return out;
   };
   return {
-    files: data.files.map((f) => ({ name: f.name, file: new File([decode(f.data)], f.name.slice(f.name.lastIndexOf('/') + 1)) })),
+    files: data.files.map((f) => ({ name: f.name, file: new File([decode(f.data)], f.name.slice(f.name.lastIndexOf('/') + 1)),
+      inFolder: !!f.inFolder })),
     options: data.options ?? {},
     merge: data.merge !== false,
   };

@@ -10,6 +10,7 @@
 //   rules.offsetUs('-1500') → '-1500', rules.offsetUs('1.5') → null (an offset is whole µs)
 //   rules.kinds → [{ key: 'pythontimeline', only: 'pythontimeline.json', label: 'pythontimeline' }, …]
 //   rules.codes.get('TRUNCATED') → { code: 'TRUNCATED', severity: 'warning', offset: 'byte' }
+//   rules.version → '0.1.0' (the footer's)
 // The hosted page loads ./wasm/tracemerge.mjs; the single-file build bundles the same module
 // (its core is the inlined classic script), so both pages ask the same code.
 import { codeTable, kindTable, loadCore, offsetUs, pathMatches, previewWindow } from './wasm/tracemerge.mjs';
@@ -22,5 +23,6 @@ export async function loadRules() {
     offsetUs: (text) => offsetUs(core, text),
     kinds: kindTable(core),
     codes: new Map(codeTable(core).map((c) => [c.code, c])),
+    version: core.version,  // the CMake project's, as every artifact's
   };
 }

@@ -55,10 +55,11 @@ def find_page(page=None):
 
 
 def _collect(path_or_files):
-    """[(name, bytes)] named like the CLI and the page: a folder "job" gives "job/<rel>",
-    a file its own name. Accepts a path, an iterable of paths, or a dict {name: bytes}."""
+    """[(name, bytes, in_folder)] named like the CLI and the page: a folder "job" gives
+    "job/<rel>" (found in a folder: its run is that folder), a file its own name. Accepts a
+    path, an iterable of paths, or a dict {name: bytes}."""
     if isinstance(path_or_files, dict):
-        return [(str(k), bytes(v)) for k, v in path_or_files.items()]
+        return [(str(k), bytes(v), False) for k, v in path_or_files.items()]
     if isinstance(path_or_files, (str, os.PathLike)):
         path_or_files = [path_or_files]
     out = []
@@ -71,9 +72,9 @@ def _collect(path_or_files):
                 for f in sorted(files):
                     full = pathlib.Path(root) / f
                     rel = full.relative_to(p).as_posix()
-                    out.append((f"{label}/{rel}", full.read_bytes()))
+                    out.append((f"{label}/{rel}", full.read_bytes(), True))
         elif p.is_file():
-            out.append((p.name, p.read_bytes()))
+            out.append((p.name, p.read_bytes(), False))
         else:
             raise FileNotFoundError(f"no such file or folder: {item}")
     return out
@@ -129,7 +130,7 @@ class TraceMergeView:
         if _MARKER not in page:
             raise ValueError(f"{self.page} has no preload marker; rebuild it with node web/build.mjs")
         data = {
-            "files": [{"name": n, "data": base64.b64encode(b).decode("ascii")} for n, b in self.files],
+            "files": [{"name": n, "data": base64.b64encode(b).decode("ascii"), "inFolder": f} for n, b, f in self.files],
             "options": self.options,
             "merge": self.merge,
         }
@@ -149,7 +150,7 @@ class TraceMergeView:
                 'srcdoc="{doc}"></iframe>').format(h=self.height, doc=html.escape(self.html(), quote=True))
 
     def __repr__(self):
-        size = sum(len(b) for _, b in self.files)
+        size = sum(len(b) for _, b, _ in self.files)
         return f"<TraceMergeView: {len(self.files)} files, {size} bytes, options={self.options}>"
 
 
@@ -163,7 +164,7 @@ def show(path_or_files, *, page=None, height=820, merge=True, max_mb=512, **opti
     offsets ({path: µs}), align ('none' | 'clocks' | 'steps'), gzip (bool).
     """
     files = _collect(path_or_files)
-    total = sum(len(b) for _, b in files)
+    total = sum(len(b) for _, b, _ in files)
     if total > max_mb * 1e6:
         raise ValueError(f"{total / 1e6:.0f} MB is a lot to embed in a notebook (max_mb={max_mb}); "
                          "use the web page or the CLI for jobs this large, or raise max_mb")

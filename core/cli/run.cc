@@ -1,0 +1,245 @@
+#include "run.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "api_json.h"
+#include "args.h"
+#include "driver.h"
+#include "worker_pool.h"
+#include "store.h"
+
+namespace fs = std::filesystem;
+
+namespace tracemerge {
+namespace {
+
+// A one-line progress display on a terminal, at most 5 updates a second.
+class ProgressLine {
+ public:
+  ProgressLine(bool enabled, std::function<void(std::string_view)> err) : enabled_(enabled), err_(std::move(err)) {}
+  void Show(const std::string& text, bool force = false) {
+    if (!enabled_) return;
+    auto now = std::chrono::steady_clock::now();
+    if (!force && now - last_ < std::chrono::milliseconds(200)) return;
+    last_ = now;
+    err_("\r\033[K" + text);
+    shown_ = true;
+  }
+  void Clear() {
+    if (shown_) err_("\r\033[K");
+    shown_ = false;
+  }
+
+ private:
+  bool enabled_;
+  std::function<void(std::string_view)> err_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+std::string Mb(uint64_t bytes) { return std::to_string(bytes / 1000000) + " MB"; }
+
+struct Input {
+  std::string disk_path;  // where to read it
+  std::string name;       // what the merge calls it (relative, '/'-separated)
+  bool in_folder = false; // found in a folder walk (not named by itself)
+};
+
+// A folder is walked recursively; the driver names and orders its files.
+void Collect(const std::string& arg, std::vector<Input>* inputs, std::vector<std::string>* errors) {
+  std::error_code ec;
+  fs::path p(arg);
+  if (fs::is_directory(p, ec)) {
+    std::vector<std::string> relative;
+    for (auto it = fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->is_regular_file(ec)) relative.push_back(fs::relative(it->path(), p, ec).generic_string());
+    }
+    if (ec) errors->push_back(arg + ": " + ec.message());
+    for (FolderFile& f : NameFolderFiles(fs::weakly_canonical(p, ec).string(), std::move(relative)))
+      inputs->push_back({(p / f.relative).string(), std::move(f.name), true});
+  } else if (fs::exists(p, ec)) {
+    inputs->push_back({arg, NameFile(p.generic_string())});
+  } else {
+    errors->push_back(arg + ": no such file or folder");
+  }
+}
+
+bool WriteWhole(const std::string& path, const std::string& text) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return false;
+  const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  return std::fclose(f) == 0 && wrote;
+}
+
+TargetKind KindOf(const std::string& path) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (!fs::exists(st)) return TargetKind::kMissing;
+  return fs::is_regular_file(st) ? TargetKind::kRegular : fs::is_directory(st) ? TargetKind::kDirectory : TargetKind::kOther;
+}
+
+}  // namespace
+
+RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
+  RunResult result;
+  auto done = [&](int exit) {
+    result.exit = exit;
+    return result;
+  };
+  CliStart start = StartCli(argv);
+  if (start.exit >= 0) {
+    io.out(start.out);
+    io.err(start.err);
+    return done(start.exit);
+  }
+  const Args& args = start.args;
+  const Options& opt = args.options;
+  const std::vector<std::string>& paths = args.paths;
+
+  std::vector<Input> inputs;
+  std::vector<std::string> errors;
+  for (const std::string& p : paths) Collect(p, &inputs, &errors);
+  for (const std::string& e : errors) io.err(CliError(e));
+  if (inputs.empty()) {
+    io.err(CliError("no input files found"));
+    return done(1);
+  }
+
+  ProgressLine line(!args.quiet && io.terminal, io.err);
+  uint64_t bytes_total = 0, bytes_done = 0, files_done = 0;
+  for (const Input& in : inputs) {
+    std::error_code ec;
+    bytes_total += fs::file_size(in.disk_path, ec);
+  }
+  Options merge_opt = opt;
+  if (merge_opt.memory_budget != UINT64_MAX) {  // --memory-mb: the rest goes to a temporary file
+    std::string error;
+    merge_opt.store = FileStore::Create(&error);
+    if (!merge_opt.store) {
+      io.err(CliError(error));
+      return done(1);
+    }
+  }
+  if (merge_opt.threads == 0) merge_opt.threads = std::max(1u, std::thread::hardware_concurrency());  // (--threads)
+  merge_opt.progress = [&](const Progress& p) {
+    if (std::string_view(p.stage) == "write")
+      line.Show("writing: " + std::to_string(p.done) + " of " + std::to_string(p.total) + " events");
+    else if (std::string_view(p.stage) == "plan")
+      line.Show("planning: clocks, the clock check, the window, tracks, order (" + std::to_string(p.done) + " of " +
+                std::to_string(p.total) + ")");
+    return !io.progress || io.progress(p);
+  };
+  Merger merger(merge_opt);
+  // TRACEMERGE_STATS=1: phase times on stderr (for scripts/bench.sh).
+  const bool stats = std::getenv("TRACEMERGE_STATS") != nullptr;
+  const auto t_start = std::chrono::steady_clock::now();
+  auto since = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count(); };
+  constexpr size_t kChunk = 1 << 20;
+  for (const Input& in : inputs) {
+    FILE* f = std::fopen(in.disk_path.c_str(), "rb");
+    if (!f) {
+      io.err(CliError(in.disk_path + ": " + std::strerror(errno)));
+      continue;
+    }
+    uint64_t hint = 0;
+    char head[2] = {0, 0}, tail[4];
+    std::error_code ec;
+    const uint64_t file_size = fs::file_size(in.disk_path, ec);
+    if (!ec && file_size >= 6 && std::fread(head, 1, 2, f) == 2 && std::fseek(f, -4, SEEK_END) == 0 &&
+        std::fread(tail, 1, 4, f) == 4)
+      hint = GzipSizeHint({head, 2}, {tail, 4}, file_size);
+    else if (!ec)
+      hint = file_size;
+    std::rewind(f);
+    merger.BeginSource(in.name, hint, in.in_folder);
+    size_t got;
+    while ((got = std::fread(merger.ChunkRoom(kChunk), 1, kChunk, f)) > 0) {  // (no copy of plain files)
+      merger.AppendRoom(got);
+      bytes_done += got;
+      line.Show("reading: " + std::to_string(files_done) + " of " + std::to_string(inputs.size()) + " files, " +
+                Mb(bytes_done) + " of " + Mb(bytes_total) + " — " + in.name);
+      if (io.progress && !io.progress(Progress{"read", bytes_done, bytes_total})) break;
+    }
+    std::fclose(f);
+    merger.EndSource();
+    files_done++;
+  }
+
+  std::error_code ec;
+  const OutputFilePlan plan = PlanOutputFile(args, fs::is_directory(paths[0], ec), KindOf(args.output), getpid());
+  auto finish = [&](const Report& report, bool write_failed, const std::string& final_name) {
+    line.Clear();
+    const CliEnd end = FinishCli(args, report.fatal.has_value(), report.Summary(), write_failed, plan, final_name);
+    io.out(end.out);
+    io.err(end.err);
+    result.result_json = ResultJson(report, opt.gzip);
+    result.output = final_name;
+    return done(end.exit);
+  };
+  auto write_report = [&](const Report& report) {
+    if (args.report_path.empty() || WriteWhole(args.report_path, report.ToJson() + "\n")) return true;
+    io.err(CliError("cannot write report " + args.report_path));
+    return false;
+  };
+  if (opt.scan_only) {  // describe the job only (the report has the page's overview too)
+    const Report report = merger.Merge([](std::string_view) {});
+    return write_report(report) ? finish(report, false, "") : done(1);
+  }
+
+  FILE* out = plan.to_stdout ? stdout : std::fopen(plan.tmp.c_str(), "wb");
+  if (!out) {
+    io.err(CliError("cannot write in " + plan.dir + ": " + std::strerror(errno)));
+    return done(1);
+  }
+  // The output is written on a second thread, so that the kernel's copy of it
+  // overlaps the merge. At most 4 chunks (~4 MB) wait.
+  bool write_failed = false;  // the writer's; read after Wait()
+  WorkerPool<std::string> writer(1, 4, [&](std::string& chunk, unsigned) {
+    if (!write_failed && std::fwrite(chunk.data(), 1, chunk.size(), out) != chunk.size()) write_failed = true;
+  });
+  const double t_read = since();
+  double t_first = -1;
+  Report report = merger.Merge([&](std::string_view chunk) {
+    if (t_first < 0) t_first = since();
+    writer.Push(std::string(chunk));
+  });
+  writer.Wait();
+  if (stats)
+    std::fprintf(stderr, "phase-seconds read+parse %.3f plan %.3f write %.3f clock-check %.3f\n", t_read,
+                 t_first - t_read, since() - t_first, report.clock_check_seconds);
+  if (plan.to_stdout) std::fflush(stdout);
+  else if (std::fclose(out) != 0) write_failed = true;
+  const bool renamed = !plan.to_stdout && !plan.in_place;
+  if (report.fatal || write_failed) {
+    if (renamed) std::remove(plan.tmp.c_str());
+    return finish(report, write_failed, "");
+  }
+  const std::string final_name = FinalOutputName(args, plan, DefaultOutputName(report, opt.gzip));
+  // A file of that name goes first: renamed over, ext4 would write out the
+  // new one's blocks before rename() returns (auto_da_alloc), ~0.06 s per 200 MB.
+  if (renamed && fs::is_regular_file(final_name, ec)) std::remove(final_name.c_str());
+  if (renamed && std::rename(plan.tmp.c_str(), final_name.c_str()) != 0) {
+    io.err(CliError("cannot create " + final_name + ": " + std::strerror(errno)));
+    std::remove(plan.tmp.c_str());
+    return done(1);
+  }
+  if (!write_report(report)) return done(1);
+  return finish(report, false, plan.to_stdout ? "" : final_name);
+}
+
+}  // namespace tracemerge

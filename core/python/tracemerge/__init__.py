@@ -1,0 +1,239 @@
+"""tracemerge: merge profiler traces into one timeline (the C++ core, in this process).
+
+    from tracemerge import MergedTimeline            # smdebug's interface, one import changed
+    MergedTimeline("profiler-output/").merge_timeline(3, 9, unit="step")   # → the file written
+
+    import tracemerge
+    report = tracemerge.merge(["rank0.json.gz", "rank1.json.gz"], output="ranks.json", align="clocks")
+    report["clock_check"]["hosts"], report.warnings, report.summary
+    tracemerge.scan("profiler-output/")["overview"]  # the job described, nothing written
+    tracemerge.show("profiler-output/", unit="step", start=2, end=4)   # the page, in a notebook
+
+The merge is the CLI's — the same core, flags and bytes (`tracemerge.merge(paths,
+**options)` runs `tracemerge PATH… --option …`) — through the core's C ABI; the GIL is
+released while it runs. Errors are TraceMergeError(code, message, file, offset).
+"""
+import os
+import pathlib
+import sys
+import tempfile
+from collections.abc import Mapping
+
+from . import _native
+
+__all__ = ["merge", "scan", "show", "MergedTimeline", "MergeUnit", "Report", "TraceMergeError", "__version__"]
+
+__version__ = _native.version()
+
+
+class TraceMergeError(Exception):
+    """A merge that failed as a whole: code (USAGE, NOT_A_TRACE, UNKNOWN_STEP, IO, CANCELLED, …),
+    message, and where (file, byte offset) when it is about one place."""
+
+    def __init__(self, code, message, file="", offset=0, report=None):
+        super().__init__(f"{code}: {message}" + (f" ({file}" + (f" at byte {offset}" if offset else "") + ")" if file else ""))
+        self.code, self.message, self.file, self.offset, self.report = code, message, file, offset, report
+
+
+class Report(Mapping):
+    """A merge's report (the JSON the CLI writes with --report) as a read-only mapping, with
+    summary (the CLI's text), warnings, output (the file written, or None) and fatal."""
+
+    def __init__(self, result, output):
+        self._report = result.get("report") or {}
+        self.summary = result.get("summary", "")
+        self.output = output or None
+        self.fatal = result.get("fatal")
+
+    def __getitem__(self, key):
+        return self._report[key]
+
+    def __iter__(self):
+        return iter(self._report)
+
+    def __len__(self):
+        return len(self._report)
+
+    @property
+    def warnings(self):
+        return self._report.get("warnings", [])
+
+    def __repr__(self):
+        w = self.warnings
+        return (f"<tracemerge.Report: {len(self._report.get('sources', []))} sources, {self._report.get('events', 0)} "
+                f"events written, {len(w)} warnings{', output ' + self.output if self.output else ''}>")
+
+
+def _flag(name):
+    return "--" + name.replace("_", "-")
+
+
+def _args(paths, output, options):
+    """The CLI's flags for these options: start=, end= (Unix µs, a UTC date-time text or steps),
+    unit=, only=, group=, offsets={path: µs}, align=, gzip=, report=, max_file_mb=,
+    max_string_mb=, memory_mb=, threads=, output_dir=."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    argv = [os.fspath(p) for p in paths]
+    if not argv:
+        raise TraceMergeError("USAGE", "no input: give a folder or files")
+    if output is not None:
+        argv += ["-o", os.fspath(output)]
+    for key, value in options.items():
+        if value is None or value is False:
+            continue
+        if key == "only":
+            for kind in [value] if isinstance(value, str) else value:
+                argv += ["--only", str(kind)]
+        elif key == "offsets":
+            for path, us in dict(value).items():
+                argv += ["--offset", f"{path}={int(us)}"]
+        elif key in ("gzip", "scan"):
+            argv.append(_flag(key))
+        elif key in ("start", "end", "unit", "group", "align", "report", "max_file_mb", "max_string_mb", "memory_mb",
+                     "threads", "output_dir"):
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            argv += [_flag(key), os.fspath(value) if isinstance(value, os.PathLike) else str(value)]
+        else:
+            raise TypeError(f"unknown option {key!r}")
+    return argv + ["--quiet"]
+
+
+def _progress_bar(progress):
+    """progress=None: a tqdm bar when tqdm is importable and stderr a terminal or a notebook; else none."""
+    if progress is not None:
+        return progress, None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None, None
+    bar = tqdm(total=1.0, unit="", bar_format="{l_bar}{bar}| {elapsed}<{remaining}", leave=False)
+    shares = {"read": (0, 0.5), "parse": (0, 0.5), "plan": (0.5, 0.6), "write": (0.6, 1.0)}
+
+    def update(stage, done, total):
+        lo, hi = shares.get(stage, (0, 0))
+        value = lo + (hi - lo) * (done / total if total else 1)
+        if value > bar.n:
+            bar.set_description(stage)
+            bar.update(value - bar.n)
+    return update, bar
+
+
+def _run(paths, output, options, progress):
+    update, bar = _progress_bar(progress)
+    try:
+        answer = _native.run(_args(paths, output, options), update)
+    finally:
+        if bar is not None:
+            bar.close()
+    result = answer.get("result")
+    if answer["exit"] == 2 or result is None:  # usage, or nothing found to merge
+        text = (answer.get("err") or "").strip().splitlines()
+        raise TraceMergeError("USAGE" if answer["exit"] == 2 else "IO", text[0].removeprefix("tracemerge: ") if text else
+                              "the merge did not run")
+    if result.get("fatal"):
+        f = result["fatal"]
+        raise TraceMergeError(f["code"], f["message"], f.get("file", ""), f.get("offset", 0), Report(result, None))
+    if answer["exit"] != 0:
+        raise TraceMergeError("IO", (answer.get("err") or "").strip(), report=Report(result, None))
+    return Report(result, answer.get("output"))
+
+
+def merge(paths, output=None, *, progress=None, **options):
+    """Merges a folder or files (a path or a list of them) into `output` (default: the
+    reference's name, <end_us>_merged_timeline.json, in the first folder given, or in
+    output_dir=); returns the Report. Options are the CLI's, by name: start, end, unit
+    ('time' | 'step'), only, group ('source' | 'phase'), offsets ({path: µs}), align
+    ('clocks' | 'steps'), gzip, report (also write the report as JSON), max_file_mb,
+    max_string_mb, memory_mb, threads (default: the machine's cores), output_dir.
+    progress(stage, done, total): 'read', 'parse' (bytes), 'plan' (stages), 'write' (events);
+    return False to cancel. Without it, a tqdm bar when tqdm is installed."""
+    return _run(paths, output, options, progress)
+
+
+def scan(paths, *, progress=None, **options):
+    """Describes the job without writing it: its span, steps, sources, clock check, waits,
+    warnings, and the page's overview (report['overview'])."""
+    return _run(paths, None, {**options, "scan": True}, progress)
+
+
+class MergeUnit:
+    """smdebug's MergeUnit (tracemerge takes its .value or the text)."""
+    TIME = "time"
+    STEP = "step"
+
+
+class MergedTimeline:
+    """smdebug's MergedTimeline, on the tracemerge core: the same signature and output
+    place, none of its losses (B/E pairs, instants, counters and flows are kept; an empty
+    window is valid JSON with a warning, not a 0-byte file).
+
+        MergedTimeline(path, file_suffix_filter=None, output_directory=None).merge_timeline(start, end, unit="time")
+
+    path: the profiler-output folder (local; smdebug's S3 paths are not read here).
+    file_suffix_filter: smdebug's suffixes ("pythontimeline.json", "model_timeline.json",
+    "trace.json.gz", "horovod_timeline.json"); None merges every kind. System metrics are
+    merged either way, as smdebug appends them.
+    output_directory: where <end_us>_merged_timeline.json goes (default: path).
+    """
+
+    def __init__(self, path, file_suffix_filter=None, output_directory=None):
+        self.path = os.fspath(path)
+        if self.path.startswith("s3://"):
+            raise TraceMergeError("USAGE", "S3 paths are not read here: copy the profiler output locally "
+                                           "(aws s3 sync …) and give its folder")
+        self.out_dir = os.fspath(output_directory) if output_directory is not None else self.path
+        self.file_suffix_filter = file_suffix_filter
+        self.last_report = None
+
+    def merge_timeline(self, start, end, unit=MergeUnit.TIME, sys_metrics_filter=None, **options):
+        """Merges the window [start, end] — Unix µs (unit 'time') or steps (unit 'step': from
+        the start step's first event to 1 µs before the end step's, as smdebug) — and returns
+        the path written. `sys_metrics_filter` (smdebug's low-GPU markers) is not drawn: the
+        system metrics are merged as counters. Other keyword arguments are merge()'s."""
+        unit = getattr(unit, "value", unit)
+        only = None
+        if self.file_suffix_filter:
+            only = list(self.file_suffix_filter) + ["system"]
+        self.last_report = merge(self.path, start=start, end=end, unit=unit, only=only, output_dir=self.out_dir,
+                                 **options)
+        return self.last_report.output
+
+
+# ---- the notebook ---------------------------------------------------------------------------
+SHOW_MERGE_MB = 32  # beyond this, show() merges in the kernel and embeds only the merged window
+
+
+def _helper():
+    """The page's notebook helper (web/notebook/tracemerge_notebook.py; the wheel ships it as _notebook)."""
+    try:
+        from . import _notebook as nb  # (the wheel ships the page's notebook helper here)
+    except ImportError:  # the source tree
+        sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "web" / "notebook"))
+        import tracemerge_notebook as nb
+    return nb
+
+
+def show(path_or_files, *, page=None, height=820, merge_mb=SHOW_MERGE_MB, **options):
+    """The page in a notebook cell with these files merged. Up to merge_mb MB of input the
+    files themselves go into the page (it merges them); beyond, the core merges them here,
+    with the options' window, and the page gets the merged window only — never hundreds of MB
+    of base64 in the notebook."""
+    nb = _helper()
+    if page is None and (pathlib.Path(__file__).parent / "tracemerge.html").is_file():
+        page = pathlib.Path(__file__).parent / "tracemerge.html"
+    paths = [path_or_files] if isinstance(path_or_files, (str, os.PathLike)) else path_or_files
+    if isinstance(paths, (list, tuple)) and all(isinstance(p, (str, os.PathLike)) for p in paths):
+        total = 0
+        for p in paths:
+            p = pathlib.Path(p).expanduser()
+            total += sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.is_dir() else p.stat().st_size
+        if total > merge_mb * 1e6:
+            with tempfile.TemporaryDirectory() as tmp:
+                window = {k: options.pop(k) for k in ("start", "end", "unit", "only", "offsets", "align", "group")
+                          if k in options}
+                r = merge(paths, output_dir=tmp, **window)
+                data = pathlib.Path(r.output).read_bytes()
+            return nb.show({os.path.basename(r.output): data}, page=page, height=height, **options)
+    return nb.show(path_or_files, page=page, height=height, **options)

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# package.sh — every package, from the built tree, into dist/ (no network):
+#   dist/tracemerge-<v>-py3-none-linux_<arch>.whl   the Python package (core/python/tracemerge: the
+#                                                   C core as libtracemerge.so through ctypes, the
+#                                                   notebook helper and the single-file page)
+#   dist/tracemerge-<v>.tgz                          the npm package of the WebAssembly module (ESM,
+#                                                   worker, helper, Node CLI, .d.ts; no build step)
+#   dist/tracemerge-web-<v>.zip                      the static site: the page, the single-file page,
+#                                                   the notebook helper
+# and checks that `cmake --install` of the native build works (the CLI, the C library, its
+# header). <v> is the CMake project's version, the one every artifact says.
+# Builds first when build/ lacks what it needs (scripts/build.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -f build/native/libtracemerge.so ] && [ -f build/wasm/tracemerge.mjs ] && [ -f build/web/tracemerge.html ] \
+  || bash scripts/build.sh
+version=$(build/native/tracemerge --version | awk '{print $2}')
+arch=$(uname -m)
+rm -rf dist build/package
+mkdir -p dist build/package
+
+# ---- the wheel (a zip with the package and its dist-info; PEP 427) ---------------------------
+python3 - "$version" "$arch" <<'EOF'
+import base64, hashlib, pathlib, sys, zipfile
+version, arch = sys.argv[1], sys.argv[2]
+name = f"tracemerge-{version}"
+files = {f"tracemerge/{p.name}": p.read_bytes() for p in sorted(pathlib.Path("core/python/tracemerge").glob("*.py"))}
+files["tracemerge/_notebook.py"] = pathlib.Path("web/notebook/tracemerge_notebook.py").read_bytes()
+files["tracemerge/tracemerge.html"] = pathlib.Path("build/web/tracemerge.html").read_bytes()
+files["tracemerge/libtracemerge.so"] = pathlib.Path("build/native/libtracemerge.so").read_bytes()
+info = f"{name}.dist-info"
+files[f"{info}/METADATA"] = (f"Metadata-Version: 2.1\nName: tracemerge\nVersion: {version}\n"
+                             "Summary: Merge profiler traces (Chrome/Perfetto JSON, SageMaker Debugger, PyTorch/Kineto) "
+                             "into one timeline; smdebug's MergedTimeline on a C++ core\n"
+                             "Requires-Python: >=3.8\n").encode()
+files[f"{info}/WHEEL"] = (f"Wheel-Version: 1.0\nGenerator: tracemerge scripts/package.sh\nRoot-Is-Purelib: false\n"
+                          f"Tag: py3-none-linux_{arch}\n").encode()
+files[f"{info}/top_level.txt"] = b"tracemerge\n"
+def digest(data):
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+record = "".join(f"{path},{digest(data)},{len(data)}\n" for path, data in files.items()) + f"{info}/RECORD,,\n"
+files[f"{info}/RECORD"] = record.encode()
+out = pathlib.Path(f"dist/{name}-py3-none-linux_{arch}.whl")
+with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+    for path, data in files.items():
+        zi = zipfile.ZipInfo(path, date_time=(2026, 1, 1, 0, 0, 0))
+        zi.external_attr = (0o755 if path.endswith(".so") else 0o644) << 16
+        zi.compress_type = zipfile.ZIP_DEFLATED
+        z.writestr(zi, data)
+print(f"[package] {out}")
+EOF
+
+# ---- the npm package -----------------------------------------------------------------------
+npm_dir=build/package/npm
+mkdir -p "$npm_dir"
+cp build/wasm/*.mjs build/wasm/tracemerge.d.ts "$npm_dir/"
+cat > "$npm_dir/package.json" <<EOF
+{
+  "name": "tracemerge",
+  "version": "$version",
+  "description": "Merge profiler traces into one timeline, in the browser or Node: tracemerge's C++ core as WebAssembly",
+  "type": "module",
+  "main": "./tracemerge.mjs",
+  "types": "./tracemerge.d.ts",
+  "exports": {
+    ".": { "types": "./tracemerge.d.ts", "default": "./tracemerge.mjs" },
+    "./client": "./tracemerge-client.mjs",
+    "./worker": "./tracemerge-worker.mjs",
+    "./helper": "./tracemerge-helper.mjs",
+    "./protocol": "./protocol.mjs",
+    "./package.json": "./package.json"
+  },
+  "bin": { "tracemerge-wasm": "./tracemerge-cli.mjs" },
+  "engines": { "node": ">=18" },
+  "license": "Apache-2.0"
+}
+EOF
+cat > "$npm_dir/README.md" <<EOF
+# tracemerge $version (WebAssembly)
+
+\`mergeFiles(files, options)\` merges profiler traces into one timeline, in a browser (a Web
+Worker: \`new MergeClient().merge(files, options)\` from \`tracemerge/client\`) or Node, with
+the same core and the same bytes as the native CLI; \`npx tracemerge-wasm PATH… -o out.json\`
+takes the CLI's flags. Example (\`example.mjs\`, runnable):
+
+\`\`\`js
+$(sed -n '/^import fs/,$p' wasm/example.mjs | sed "s#'./tracemerge.mjs'#'tracemerge'#")
+\`\`\`
+EOF
+(cd "$npm_dir" && npm pack --silent --pack-destination ../../../dist >/dev/null)
+echo "[package] dist/tracemerge-$version.tgz"
+
+# ---- the static site -----------------------------------------------------------------------
+python3 - "$version" <<'EOF'
+import pathlib, sys, zipfile
+version = sys.argv[1]
+out = pathlib.Path(f"dist/tracemerge-web-{version}.zip")
+root = pathlib.Path("build/web")
+with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+    for p in sorted(root.rglob("*")):
+        if p.is_file():
+            z.write(p, f"tracemerge-web-{version}/{p.relative_to(root).as_posix()}")
+print(f"[package] {out}")
+EOF
+
+# ---- cmake --install of the CLI and the C library -------------------------------------------
+cmake --install build/native --prefix build/package/install >/dev/null
+build/package/install/bin/tracemerge --version >/dev/null
+echo "[package] cmake --install: $(ls build/package/install/bin build/package/install/lib | tr '\n' ' ')"

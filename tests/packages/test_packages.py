@@ -1,0 +1,235 @@
+"""The packages scripts/package.sh builds into dist/, each installed and used in a clean place:
+the wheel in a fresh venv (offline) running smdebug's documented calls unchanged, the npm
+package in an empty project running its README's example, the static-site zip, and
+`cmake --install` of the CLI — all of one version, the CMake project's.
+
+    python3 -m unittest discover -s tests/packages      (after scripts/package.sh)
+"""
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import zipfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DIST = ROOT / "dist"
+CLI = ROOT / "build" / "native" / "tracemerge"
+CORPUS = ROOT.parent / "shared" / "corpus"
+MERGE_TRACES = CORPUS / "smdebug" / "tests" / "profiler" / "resources" / "merge_traces"
+VERSION = re.search(r"project\(tracemerge VERSION ([0-9.]+)", (ROOT / "CMakeLists.txt").read_text()).group(1)
+
+
+def one(pattern):
+    found = sorted(DIST.glob(pattern))
+    if len(found) != 1:
+        raise AssertionError(f"dist/ holds {[p.name for p in found]} for {pattern}: run scripts/package.sh")
+    return found[0]
+
+
+def cli(*args, cwd=None):
+    r = subprocess.run([str(CLI), *map(str, args), "--quiet"], cwd=cwd, capture_output=True)
+    assert r.returncode == 0, r.stderr.decode()
+    return r
+
+
+class Wheel(unittest.TestCase):
+    """pip install dist/tracemerge-*.whl into a fresh venv, offline; smdebug's calls, unchanged but the import."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = pathlib.Path(tempfile.mkdtemp(prefix="tracemerge-wheel-"))
+        venv = cls.tmp / "venv"
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        cls.python = venv / "bin" / "python"
+        r = subprocess.run([str(cls.python), "-m", "pip", "install", "--no-index", "--quiet", str(one("tracemerge-*.whl"))],
+                           capture_output=True)
+        assert r.returncode == 0, r.stderr.decode()
+        # The job, copied: smdebug writes into it.
+        cls.job = cls.tmp / "profiler-output"
+        shutil.copytree(MERGE_TRACES, cls.job)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def py(self, code, cwd=None):
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TRACEMERGE")}
+        env["PYTHONPATH"] = ""  # the installed package only, not the source tree's
+        r = subprocess.run([str(self.python), "-c", code], capture_output=True, cwd=cwd or self.tmp, env=env)
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        return r.stdout.decode()
+
+    def test_smdebugs_documented_calls_write_where_smdebug_does_the_cli_bytes(self):
+        out = self.tmp / "out"
+        out.mkdir()
+        now_us = int(time.time() * 1e6)
+        # smdebug's documentation, with "from smdebug.profiler.analysis.utils.merge_timelines" → "from tracemerge".
+        written = json.loads(self.py(f"""
+import json
+from tracemerge import MergedTimeline
+combined_timeline = MergedTimeline({str(self.job)!r}, output_directory={str(out)!r})
+a = combined_timeline.merge_timeline(0, {now_us})
+b = combined_timeline.merge_timeline(3, 9, unit="step")
+c = MergedTimeline({str(self.job)!r}, file_suffix_filter=["pythontimeline.json"], output_directory={str(out)!r}).merge_timeline(0, {now_us})
+print(json.dumps([a, b, c]))
+"""))
+        a, b, c = map(pathlib.Path, written)
+        self.assertEqual(a, out / f"{now_us}_merged_timeline.json", "smdebug's place and name: <end>_merged_timeline.json")
+        self.assertEqual(c, a, "the same window: the same name (the suffix filter's output replaces it)")
+        self.assertEqual(b.parent, out)
+        # The same events as the CLI keeps: byte for byte, with the same flags.
+        d = self.tmp / "cli"
+        d.mkdir()
+        cli(self.job, "--start", 3, "--end", 9, "--unit", "step", "--output-dir", d)
+        (expected,) = d.iterdir()
+        self.assertEqual(expected.name, b.name)
+        self.assertEqual(expected.read_bytes(), b.read_bytes())
+        cli(self.job, "--start", 0, "--end", now_us, "--only", "pythontimeline.json", "--only", "system", "-o", d / "c.json")
+        self.assertEqual((d / "c.json").read_bytes(), c.read_bytes())
+        events = json.loads(c.read_text())["traceEvents"]
+        self.assertTrue(events)
+        self.assertTrue(all("pythontimeline" in e["args"]["name"] for e in events if e.get("name") == "process_name"))
+
+    def test_merge_scan_errors_progress_threads_and_the_gil(self):
+        out = self.py(f"""
+import json, threading, time
+import tracemerge
+r = tracemerge.merge({str(MERGE_TRACES)!r}, output="all.json", threads=1)
+r2 = tracemerge.merge({str(MERGE_TRACES)!r}, output="all2.json", threads=2)
+stages = []
+r3 = tracemerge.merge({str(MERGE_TRACES)!r}, output="all3.json", progress=lambda s, d, t: stages.append(s))
+same = open("all.json", "rb").read() == open("all2.json", "rb").read() == open("all3.json", "rb").read()
+s = tracemerge.scan({str(MERGE_TRACES)!r})
+try:
+    tracemerge.merge({str(MERGE_TRACES)!r}, unit="step", start=2, end=99)
+    err = None
+except tracemerge.TraceMergeError as e:
+    err = [e.code, e.message]
+cancelled = None
+try:
+    tracemerge.merge({str(MERGE_TRACES)!r}, output="x.json", progress=lambda s, d, t: s != "plan")
+except tracemerge.TraceMergeError as e:
+    cancelled = e.code
+# The GIL is released during a merge: another thread runs meanwhile.
+ticks, stop = [], threading.Event()
+def tick():
+    while not stop.is_set():
+        ticks.append(time.monotonic())
+t = threading.Thread(target=tick)
+t.start()
+time.sleep(0.05)
+t0 = time.monotonic()
+for _ in range(5):
+    tracemerge.merge({str(CORPUS / 'real' / 'chrome_catapult')!r}, output="c.json")
+t1 = time.monotonic()
+stop.set(); t.join()
+inside = sum(1 for x in ticks if t0 + 0.02 < x < t1 - 0.02)
+print(json.dumps({{"version": tracemerge.__version__, "events": r["events"], "output": r.output, "summary": r.summary[:20],
+  "same": same, "stages": sorted(set(stages)), "scan_overview": "overview" in s, "scan_events": s["events"],
+  "err": err, "cancelled": cancelled, "ticks_inside": inside, "secs": t1 - t0,
+  "warnings": len(r.warnings), "keys": sorted(r)}}))
+""", cwd=self.tmp)
+        got = json.loads(out)
+        self.assertEqual(got["version"], VERSION)
+        self.assertGreater(got["events"], 500)
+        self.assertTrue(got["output"].endswith("all.json"))
+        self.assertTrue(got["same"], "threads=1, 2 and with progress: the same bytes")
+        self.assertLessEqual({"read", "plan", "write"}, set(got["stages"]), "(parse: only with threads=1)")
+        self.assertTrue(got["scan_overview"])
+        self.assertEqual(got["scan_events"], 0, "a scan writes nothing")
+        self.assertEqual(got["err"][0], "UNKNOWN_STEP")
+        self.assertIn("0-29", got["err"][1])
+        self.assertEqual(got["cancelled"], "CANCELLED")
+        self.assertGreater(got["ticks_inside"], 1000, f"another thread ran only {got['ticks_inside']} times in {got['secs']:.2f} s")
+        self.assertIn("clock_check", got["keys"])
+        self.assertEqual((self.tmp / "all.json").read_bytes(), cli(MERGE_TRACES, "-o", "-").stdout,
+                         "merge_traces through the wheel: the CLI's bytes")
+
+    def test_show_merges_a_big_folder_in_the_kernel_and_embeds_the_window_only(self):
+        got = json.loads(self.py(f"""
+import json, tracemerge
+small = tracemerge.show({str(self.job)!r}, unit="step", start=2, end=4)
+big = tracemerge.show({str(self.job)!r}, unit="step", start=2, end=4, merge_mb=0.001)
+print(json.dumps({{"small": [n for n, _, _ in small.files], "small_options": small.options,
+                   "big": [n for n, _, _ in big.files], "big_options": big.options, "html": len(big.html())}}))
+"""))
+        self.assertEqual(len(got["small"]), len(list(self.job.rglob("*.json"))), "small: the files themselves go into the page")
+        self.assertEqual(got["small_options"]["unit"], "step")
+        self.assertEqual(len(got["big"]), 1, "big: only the merged window")
+        self.assertRegex(got["big"][0], r"^\d+_merged_timeline\.json$")
+        self.assertNotIn("unit", got["big_options"], "the window is applied already")
+        self.assertGreater(got["html"], 500000, "the page, whole")
+
+    def test_python_dash_m_is_the_cli(self):
+        r = subprocess.run([str(self.python), "-m", "tracemerge", "--version"], capture_output=True)
+        self.assertEqual(r.stdout.decode().strip(), f"tracemerge {VERSION}")
+
+
+class Npm(unittest.TestCase):
+    """npm install dist/tracemerge-*.tgz into an empty project; the README's example runs there."""
+
+    def test_the_readme_example_runs_in_an_empty_project(self):
+        tmp = pathlib.Path(tempfile.mkdtemp(prefix="tracemerge-npm-"))
+        try:
+            (tmp / "package.json").write_text('{"name":"try","version":"1.0.0","type":"module"}')
+            r = subprocess.run(["npm", "install", "--offline", "--no-audit", "--no-fund", "--silent",
+                                str(one("tracemerge-*.tgz"))], cwd=tmp, capture_output=True)
+            self.assertEqual(r.returncode, 0, r.stderr.decode())
+            pkg = json.loads((tmp / "node_modules" / "tracemerge" / "package.json").read_text())
+            self.assertEqual(pkg["version"], VERSION)
+            readme = (tmp / "node_modules" / "tracemerge" / "README.md").read_text()
+            example = re.search(r"```js\n(.*?)```", readme, re.S).group(1)
+            self.assertIn("from 'tracemerge'", example)
+            (tmp / "example.mjs").write_text(example)
+            inputs = [CORPUS / "real/pytorch_kineto_hta/sampled_rank-0.json.gz", CORPUS / "real/pytorch_kineto_hta/sampled_rank-1.json.gz"]
+            for f in inputs:
+                shutil.copy(f, tmp / f.name)
+            r = subprocess.run(["node", "example.mjs", "out.json", *[f.name for f in inputs]], cwd=tmp, capture_output=True)
+            self.assertEqual(r.returncode, 0, r.stderr.decode())
+            self.assertEqual((tmp / "out.json").read_bytes(), cli(*[f.name for f in inputs], "-o", "-", cwd=tmp).stdout)
+            r = subprocess.run(["npx", "--offline", "tracemerge-wasm", "--version"], cwd=tmp, capture_output=True)
+            self.assertEqual(r.stdout.decode().strip(), f"tracemerge {VERSION}")
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+class Site(unittest.TestCase):
+    def test_the_zip_holds_the_page_the_single_file_page_and_the_notebook_helper(self):
+        z = zipfile.ZipFile(one(f"tracemerge-web-{VERSION}.zip"))
+        names = set(z.namelist())
+        for name in ("index.html", "tracemerge.html", "app.mjs", "wasm/tracemerge.mjs", "notebook/tracemerge_notebook.py"):
+            self.assertIn(f"tracemerge-web-{VERSION}/{name}", names)
+
+
+class Install(unittest.TestCase):
+    def test_cmake_install_gives_the_cli_and_the_library(self):
+        tmp = pathlib.Path(tempfile.mkdtemp(prefix="tracemerge-install-"))
+        try:
+            subprocess.run(["cmake", "--install", str(ROOT / "build" / "native"), "--prefix", str(tmp)], check=True,
+                           capture_output=True)
+            r = subprocess.run([str(tmp / "bin" / "tracemerge"), "--version"], capture_output=True)
+            self.assertEqual(r.stdout.decode().strip(), f"tracemerge {VERSION}")
+            self.assertTrue((tmp / "lib" / "libtracemerge.so").is_file())
+            self.assertTrue((tmp / "include" / "tracemerge_c.h").is_file())
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+class OneVersion(unittest.TestCase):
+    def test_every_artifact_says_the_cmake_projects_version(self):
+        self.assertEqual(subprocess.run([str(CLI), "--version"], capture_output=True).stdout.decode().strip(),
+                         f"tracemerge {VERSION}")
+        self.assertTrue(one(f"tracemerge-{VERSION}-*.whl"))
+        self.assertTrue(one(f"tracemerge-{VERSION}.tgz"))
+        out = json.loads(cli(MERGE_TRACES, "-o", "-").stdout)
+        self.assertEqual(out["metadata"]["tracemerge"]["version"], VERSION)
+
+
+if __name__ == "__main__":
+    unittest.main()
