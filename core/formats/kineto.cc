@@ -106,6 +106,12 @@ class Kineto final : public Format {
       id.host_from = "file name";
     }
     if (id.rank >= 0) id.label = "rank " + std::to_string(id.rank) + (id.host.empty() ? "" : " · " + id.host);
+    // The device: the one GPU its processes' labels name ("GPU 1"), if one.
+    for (const Proc& p : s.procs) {
+      if (p.labels.rfind("GPU", 0) != 0 || p.labels == id.device) continue;
+      if (!id.device.empty()) return id.device.clear(), id;  // (several: none said)
+      id.device = p.labels;
+    }
     return id;
   }
 

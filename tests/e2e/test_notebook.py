@@ -79,7 +79,9 @@ class ShowTest(unittest.TestCase):
         data = preload(tn.show([f]).html())
         self.assertEqual([x["name"] for x in data["files"]], ["1591748100.algo-1.json"])
         data = preload(tn.show({"job/a.json": b"[]"}).html())
-        self.assertEqual(data["files"], [{"name": "job/a.json", "data": base64.b64encode(b"[]").decode()}])
+        self.assertEqual(data["files"], [{"name": "job/a.json", "data": base64.b64encode(b"[]").decode(), "inFolder": False}])
+        data = preload(tn.show(COMBINED / "system").html())
+        self.assertTrue(all(x["inFolder"] for x in data["files"]), "a folder's files: its run is that folder")
 
     def test_nothing_in_the_data_can_end_the_script_element(self):
         data = tn.show({"job/</script><script>alert(1)</script>.json": b"[]"}).html()

@@ -209,6 +209,12 @@ TEST(Kineto, TopLevelKeysStepsAndCollectives) {
   EXPECT_EQ(id.rank, 3);
   EXPECT_EQ(id.run, "r");
   EXPECT_EQ(id.label, "rank 3 · ip-10-0-0-7");
+  EXPECT_EQ(id.device, "") << "no process says its GPU";
+  ParsedSource g = Parse("r/rank-1.json", R"J({"schemaVersion":1,"traceEvents":[
+      {"ph":"M","name":"process_labels","pid":1,"args":{"labels":"GPU 1"}},
+      {"ph":"M","name":"process_labels","pid":2,"args":{"labels":"CPU"}},
+      {"ph":"X","name":"k","ts":1,"dur":1,"pid":1,"tid":7}]})J");
+  EXPECT_EQ(IdentityOf(g).device, "GPU 1");
 }
 
 TEST(Kineto, PyTorchsDefaultFileNameSaysTheHost) {
