@@ -7,16 +7,16 @@
 namespace tracemerge {
 namespace {
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // The formats in the order they are asked: the first that recognises a file
 // reads it. Chrome JSON last: it takes any trace the others do not.
 constexpr FormatId kOrder[] = {FormatId::kTfProfiler, FormatId::kSystemMetrics, FormatId::kSmdebug, FormatId::kKineto,
                                FormatId::kChrome};
 
 }  // namespace
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
 
 std::string_view BaseName(std::string_view path) {
   size_t slash = path.find_last_of('/');

@@ -56,5 +56,7 @@ Classification Classify(std::string_view path, std::string_view head);
 Classification ClassifyRaw(std::string_view path, std::string_view raw_head);
 
 std::string_view BaseName(std::string_view path);
+// "rank-0.json.gz" ends with ".gz" (and with "rank-0.json.gz").
+bool EndsWith(std::string_view s, std::string_view suffix);
 
 }  // namespace tracemerge

@@ -15,10 +15,6 @@ namespace {
 
 constexpr int64_t kEpoch2001Ns = int64_t{1000000000} * 1000000000;  // 1e18 ns ≈ 2001-09-09
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 class Chrome final : public Format {
  public:
   FormatId id() const override { return FormatId::kChrome; }

@@ -86,11 +86,8 @@ std::string HostOfNodeId(std::string_view node) {
 }
 
 std::string FileLabel(std::string_view base) {
-  auto ends = [&](std::string_view ext) {
-    return base.size() > ext.size() && base.substr(base.size() - ext.size()) == ext;
-  };
   for (std::string_view ext : {".gz", ".json", ".trace", ".pt"})
-    if (ends(ext)) base.remove_suffix(ext.size());
+    if (base.size() > ext.size() && EndsWith(base, ext)) base.remove_suffix(ext.size());
   return std::string(base);
 }
 

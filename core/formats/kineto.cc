@@ -118,13 +118,10 @@ class Kineto final : public Format {
   // "<host>_<pid>.<time>.pt.trace.json[.gz]", as PyTorch's trace handler names
   // files (its default worker name is "<host>_<pid>") → "<host>"; else "".
   static std::string HostOfFileName(std::string_view base) {
-    for (std::string_view ext : {".gz", ".pt.trace.json"}) {
-      if (base.size() <= ext.size() || base.substr(base.size() - ext.size()) != ext) {
-        if (ext == ".gz") continue;
-        return "";
-      }
-      base.remove_suffix(ext.size());
-    }
+    constexpr std::string_view kExt = ".pt.trace.json";
+    if (EndsWith(base, ".gz")) base.remove_suffix(3);
+    if (!EndsWith(base, kExt)) return "";
+    base.remove_suffix(kExt.size());
     const size_t dot = base.rfind('.');
     if (dot == std::string_view::npos || !AllDigits(base.substr(dot + 1)) || base.size() - dot - 1 < 10) return "";
     const std::string_view worker = base.substr(0, dot);

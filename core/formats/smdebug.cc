@@ -20,10 +20,6 @@
 namespace tracemerge {
 namespace {
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // "1594662624718694_905-b88ab1bb8259_pythontimeline.json" → "905-b88ab1bb8259"
 std::string NodeOf(std::string_view base, std::string_view suffix) {
   std::string_view s = base.substr(0, base.size() - suffix.size());

@@ -30,8 +30,8 @@ class TfProfiler final : public Format {
       return true;
     }
     const std::string_view base = BaseName(path);
-    if (base.size() <= kTraceSuffix.size() || base.substr(base.size() - kTraceSuffix.size()) != kTraceSuffix ||
-        TfStepDir(path).empty() || !LooksLikeJson(head))
+    if (base.size() <= kTraceSuffix.size() || !EndsWith(base, kTraceSuffix) || TfStepDir(path).empty() ||
+        !LooksLikeJson(head))
       return false;
     c->kind = Kind::kTfTrace;
     c->node = std::string(base.substr(0, base.size() - kTraceSuffix.size()));
@@ -84,7 +84,7 @@ class TfProfiler final : public Format {
 std::optional<Sidecar> ParseSidecar(std::string_view path) {
   std::string_view base = BaseName(path);
   constexpr std::string_view kExt = ".metadata";
-  if (base.size() <= kExt.size() || base.substr(base.size() - kExt.size()) != kExt) return std::nullopt;
+  if (base.size() <= kExt.size() || !EndsWith(base, kExt)) return std::nullopt;
   std::string_view s = base.substr(0, base.size() - kExt.size());
   const size_t b = s.find_last_of('_');
   if (b == std::string_view::npos || b == 0) return std::nullopt;
