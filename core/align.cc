@@ -11,12 +11,6 @@
 namespace tracemerge {
 namespace {
 
-std::string Micros(int64_t ns) { return (ns > 0 ? "+" : "") + FormatMicros(ns) + " µs"; }
-
-}  // namespace
-
-namespace {
-
 // Per source, in path order, the first ts of each step (the job's step marks).
 std::vector<std::map<int64_t, int64_t>> StepStarts(const Job& job) {
   const StepKind kind = JobStepKind(job);
@@ -126,13 +120,13 @@ void PlaceClockless(Job& job) {
     std::string how;
     if (job_start && rec.start) {
       shift = SubNs(*job_start, *rec.start);
-      how = "placed at the start of the sources with a clock (moved " + Micros(shift) + ")" +
+      how = "placed at the start of the sources with a clock (moved " + SignedMicros(shift) + ")" +
             (rec.sources.size() > 1 ? ", together: their times relative to each other as recorded" : "") +
             ", so that it does not stretch the job; give --offset or --align steps to place " +
             (rec.sources.size() > 1 ? "them" : "it");
     } else if (!job_start && *relative_start < 0) {
       shift = SubNs(0, *relative_start);
-      how = "times stay relative; moved " + Micros(shift) + " with the job's other files so that no time is before 0";
+      how = "times stay relative; moved " + SignedMicros(shift) + " with the job's other files so that no time is before 0";
     } else if (!job_start) {
       how = "times stay relative — give an offset to align " + std::string(rec.sources.size() > 1 ? "them" : "it");
     }

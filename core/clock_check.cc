@@ -33,7 +33,6 @@ const char* TierName(size_t tier) {
   return kNames[tier];
 }
 
-std::string Micros(int64_t ns) { return (ns > 0 ? "+" : "") + FormatMicros(ns) + " µs"; }
 // (saturating, as every time here: inputs can hold any number)
 int64_t Ns(double v) {
   if (std::isnan(v)) return 0;
@@ -472,10 +471,10 @@ void WarnClocks(Job& job, const ClockCheck& check, bool aligned, std::vector<Dia
                        std::to_string(hc.anchors) + " of " + std::to_string(hc.matched) + " matched ends agree)";
     if (hc.drift)
       what += ", and it " + std::string(hc.rate_ppm > 0 ? "gains " : "loses ") + Plain(std::fabs(hc.rate_ppm) * 1000) +
-              " ppm ± " + Plain(hc.rate_uncertainty_ppm * 1000) + " (" + Micros(hc.OffsetAt(hc.first_ns)) + " to " +
-              Micros(hc.OffsetAt(hc.last_ns)) + " over " + FormatMicros(SubNs(hc.last_ns, hc.first_ns) / 1000000) + " s)";
+              " ppm ± " + Plain(hc.rate_uncertainty_ppm * 1000) + " (" + SignedMicros(hc.OffsetAt(hc.first_ns)) + " to " +
+              SignedMicros(hc.OffsetAt(hc.last_ns)) + " over " + FormatMicros(SubNs(hc.last_ns, hc.first_ns) / 1000000) + " s)";
     what += aligned ? "; --align clocks moved " : "; --align clocks moves ";
-    what += (hc.sources.size() == 1 ? "it" : "them") + std::string(" by ") + Micros(SubNs(0, off)) +
+    what += (hc.sources.size() == 1 ? "it" : "them") + std::string(" by ") + SignedMicros(SubNs(0, off)) +
             (hc.drift ? " at its middle, by a line" : "");
     first.Warn(aligned ? Code::kNote : Code::kClockSkew, 0, what);
   }

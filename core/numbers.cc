@@ -241,4 +241,6 @@ std::string FormatMicros(int64_t ns) {
   return s;
 }
 
+std::string SignedMicros(int64_t ns) { return (ns > 0 ? "+" : "") + FormatMicros(ns) + " µs"; }
+
 }  // namespace tracemerge

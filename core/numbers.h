@@ -43,6 +43,8 @@ inline void AppendMicros(ByteBuffer& out, int64_t ns) {
   out.Write(kMaxMicrosChars, [&](char* w) { return WriteMicros(w, ns); });
 }
 std::string FormatMicros(int64_t ns);
+// A move or an offset as the messages say it: "+1523.4 µs", "-3 µs", "0 µs".
+std::string SignedMicros(int64_t ns);
 
 // True when `token` is exactly one JSON number (RFC 8259 grammar).
 bool IsJsonNumber(std::string_view token);

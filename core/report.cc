@@ -73,9 +73,6 @@ namespace {
 
 std::string Quote(std::string_view s) { return "\"" + JsonEscape(s) + "\""; }
 
-// "+1523.4 µs", "-3 µs"
-std::string Signed(int64_t ns) { return (ns > 0 ? "+" : "") + FormatMicros(ns) + " µs"; }
-
 std::string WindowText(const Report& r) {
   if (!r.window_bounded) return "everything";
   auto bound = [](int64_t ns) {
@@ -141,7 +138,7 @@ std::string ClockSummary(const std::vector<HostClock>& hosts) {
       if (h.drift) {
         char rate[80];
         std::snprintf(rate, sizeof rate, ", %+.3f ± %.3f ppm", h.rate_ppm, h.rate_uncertainty_ppm);
-        s += rate + std::string(" (") + Signed(h.OffsetAt(h.first_ns)) + " .. " + Signed(h.OffsetAt(h.last_ns)) + ")";
+        s += rate + std::string(" (") + SignedMicros(h.OffsetAt(h.first_ns)) + " .. " + SignedMicros(h.OffsetAt(h.last_ns)) + ")";
       }
       s += ", from " + std::to_string(h.anchors) + " of " + std::to_string(h.matched) + " matched ends of " + h.from +
            (h.skew ? " — CLOCK_SKEW" : "") + "\n";
@@ -226,8 +223,8 @@ std::string Report::Summary() const {
     if (src.metadata_unused) s += ", " + std::to_string(src.metadata_unused) + " metadata of empty processes left out";
     s += "\n    time base: " + src.time_base;
     if (src.offset_us) s += ", offset " + std::to_string(src.offset_us) + " µs";
-    if (src.aligned_ns) s += ", aligned by --align " + std::string(AlignName(align)) + " " + Signed(src.aligned_ns);
-    if (src.placed_ns) s += ", placed " + Signed(src.placed_ns);
+    if (src.aligned_ns) s += ", aligned by --align " + std::string(AlignName(align)) + " " + SignedMicros(src.aligned_ns);
+    if (src.placed_ns) s += ", placed " + SignedMicros(src.placed_ns);
     s += "\n";
   }
   if (clock_attempted) s += ClockSummary(clock_hosts);
