@@ -187,9 +187,8 @@ void AlignSources(Job& job, const Options& options, Report* report, std::vector<
     }
     if (!moved)
       warnings->push_back({Code::kNote, "", 0,
-                           check.attempted ? "--align clocks: no host's clock could be checked; nothing moved"
-                                           : "--align clocks: no collectives (NCCL kernels, Horovod ops, "
-                                             "record_param_comms, nccl:*) to compare across hosts; nothing moved"});
+                           check.attempted ? std::string("--align clocks: no host's clock could be checked; nothing moved")
+                                           : std::string("--align clocks: ") + kNoCollectives + " across hosts; nothing moved"});
   } else if (options.align == Align::kSteps) {
     std::optional<int64_t> step;
     if (options.unit == Unit::kStep && options.start) step = options.start;

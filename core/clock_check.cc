@@ -26,8 +26,6 @@ constexpr double kAgreeNs = 10000;          // ends within this of the estimate 
 constexpr int64_t kMinDriftSpanNs = 100000000;  // a rate needs 0.1 s of collectives (and to stand out of their noise)
 constexpr int64_t kSkewFloorNs = 5000;      // below 5 µs a difference is not worth a warning
 
-const char* const kNoCollectives = "no collectives (NCCL kernels, Horovod ops, record_param_comms, nccl:*) to compare";
-
 const char* TierName(size_t tier) {
   static const char* const kNames[kTiers] = {"NCCL kernels", "Horovod ops", "host-side collectives"};
   return kNames[tier];
@@ -186,6 +184,8 @@ Fit FitClock(std::vector<Pair> p, double gap) {
 }
 
 }  // namespace
+
+const char* const kNoCollectives = "no collectives (NCCL kernels, Horovod ops, record_param_comms, nccl:*) to compare";
 
 int64_t HostClock::OffsetAt(int64_t t) const {
   if (!drift) return offset_ns;
@@ -424,6 +424,7 @@ ClockCheck CheckClocks(const Job& job) {
   // Results.
   for (uint32_t h = 0; h < hosts; h++) {
     HostClock& hc = check.hosts[h];
+    hc.collectives = has_ends[h];
     if (hc.status == HostClock::Status::kUnchecked) {
       hc.reason = why[h].empty() ? "no collectives to compare" : why[h];
       continue;
@@ -481,7 +482,7 @@ void WarnClocks(Job& job, const ClockCheck& check, bool aligned, std::vector<Dia
   for (auto& [run, all] : unchecked) {
     std::vector<const HostClock*> list;  // those with collectives: the others had nothing to check
     for (const HostClock* h : all)
-      if (h->reason != kNoCollectives) list.push_back(h);
+      if (h->collectives) list.push_back(h);
     const size_t quiet = all.size() - list.size();
     if (list.empty()) continue;  // (hosts without collectives: nothing was there to check)
     std::string text = "clock check" + (job.runs > 1 ? " of " + run : std::string()) + ": could not check " +

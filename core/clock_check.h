@@ -39,6 +39,9 @@ struct ClockCheck {
   bool attempted = false;            // some run had two clocked hosts with collectives to compare
 };
 
+// Why a host with no collectives went unchecked (HostClock::collectives false).
+extern const char* const kNoCollectives;  // "no collectives (NCCL kernels, Horovod ops, …) to compare"
+
 // Estimates every clock domain of every run with two or more of them.
 ClockCheck CheckClocks(const Job& job);
 

@@ -134,6 +134,7 @@ struct HostClock {
   std::string run, host;          // host: identity's, else the source's node
   std::vector<uint32_t> sources;  // job.sources indices, in path order
   Status status = Status::kUnchecked;
+  bool collectives = false;       // it has collectives to compare (else, unchecked, there was nothing to check)
   std::string reason;             // why unchecked
   std::string from;               // what was matched: "NCCL kernels", "Horovod ops", "host-side collectives"
   std::string reference;          // the reference host

@@ -99,7 +99,7 @@ const char* StatusName(HostClock::Status st) {
 std::string HostClockJson(const HostClock& h) {
   std::string s = "{\"run\":" + Quote(h.run) + ",\"host\":" + Quote(h.host) + ",\"sources\":" +
                   std::to_string(h.sources.size()) + ",\"status\":" + Quote(StatusName(h.status)) +
-                  ",\"reference\":" + Quote(h.reference);
+                  ",\"reference\":" + Quote(h.reference) + ",\"collectives\":" + (h.collectives ? "true" : "false");
   if (h.status == HostClock::Status::kUnchecked) return s + ",\"reason\":" + Quote(h.reason) + "}";
   if (h.status != HostClock::Status::kChecked) return s + "}";
   s += ",\"from\":" + Quote(h.from) + ",\"anchors\":" + std::to_string(h.anchors) + ",\"matched\":" +
@@ -124,7 +124,7 @@ std::string ClockSummary(const std::vector<HostClock>& hosts) {
   for (const HostClock& h : hosts) runs.insert(h.run);
   size_t quiet = 0;
   for (const HostClock& h : hosts) {
-    if (h.status == HostClock::Status::kUnchecked && h.reason.rfind("no collectives", 0) == 0) {
+    if (h.status == HostClock::Status::kUnchecked && !h.collectives) {
       quiet++;
       continue;
     }

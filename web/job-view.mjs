@@ -74,7 +74,7 @@ export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
     const check = report?.clock_check;
     const hosts = check?.attempted ? check.hosts : [];
     const off = report.align === 'clocks' ? [] : hosts.filter((c) => c.status === 'checked' && c.skew);  // (else moved)
-    const unchecked = hosts.filter((c) => c.status === 'unchecked' && !c.reason.startsWith('no collectives'));
+    const unchecked = hosts.filter((c) => c.status === 'unchecked' && c.collectives);  // (without: nothing to check)
     const us = (x) => `${x > 0 ? '+' : x < 0 ? '−' : ''}${Math.abs(x)} µs`;
     el.skew.hidden = !off.length && !unchecked.length;
     el.alignClocks.hidden = !off.length;

@@ -3,7 +3,8 @@
 // native CLI's bytes for those windows; lanes follow the table; the align control.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { cli, download, sampleFolder, waitDone, closeSession, openSession } from './helpers.mjs';
+import path from 'node:path';
+import { CORPUS, cli, download, sampleFolder, waitDone, closeSession, openSession } from './helpers.mjs';
 
 let sample;  // the sample job as a folder on disk
 let session;
@@ -154,5 +155,23 @@ test('a host\'s clock off is shown at the overview; "Align clocks" rescans and m
   // Back to none: the warning is back.
   await page.getByTestId('align').selectOption('none');
   await skew.waitFor();
+  await page.close();
+});
+
+test('a host that could not be checked is named with the reason; a host with no collectives is not', { timeout: 120000 }, async () => {
+  // The sample: algo-1 (smdebug, system metrics) has no collectives to compare: nothing to say of it.
+  const page = await scannedPage(sample);
+  await page.locator('#skew li.skewed').waitFor();
+  assert.equal(await page.locator('#skew li.unchecked').count(), 0);
+  assert.doesNotMatch(await page.locator('#skew').textContent(), /algo-1/);
+  // Two real sampled ranks of a 128-rank job: collectives that do not line up — rank 1 is named, with why.
+  await page.getByTestId('file-input').setInputFiles(['sampled_rank-0.json.gz', 'sampled_rank-1.json.gz']
+    .map((f) => path.join(CORPUS, 'real/pytorch_kineto_hta', f)));
+  const unchecked = page.locator('#skew li.unchecked');
+  await unchecked.waitFor();
+  assert.equal(await unchecked.count(), 1);
+  assert.match(await unchecked.textContent(), /^Not checked: .+ — .+\.$/);
+  assert.equal(await page.locator('#skew li.skewed').count(), 0);
+  assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -219,6 +219,7 @@ TEST_F(ClockCheck, WhereTheDataCannotTellTheHostIsNamedUncheckedWithTheReason) {
       EXPECT_NE(h.reason.find("host-side collectives"), std::string::npos) << h.reason;
     }
   EXPECT_EQ(unchecked, 2u);
+  for (const HostClock& h : r.report.clock_hosts) EXPECT_TRUE(h.collectives) << h.host;
   bool noted = false;
   for (const Diagnostic& w : r.report.warnings) noted |= w.code == Code::kNote && w.message.rfind("clock check: could not check 2 hosts", 0) == 0;
   EXPECT_TRUE(noted);
@@ -283,6 +284,7 @@ TEST_F(ClockCheck, WithoutCollectivesItSaysSoAndMovesNothing) {
   bool said = false;
   for (const Diagnostic& w : r.report.warnings) said |= w.message.rfind("--align clocks: no collectives", 0) == 0;
   EXPECT_TRUE(said);
+  for (const HostClock& h : r.report.clock_hosts) EXPECT_FALSE(h.collectives) << h.host;
   EXPECT_EQ(r.output.substr(0, r.output.find("\"metadata\"")), plain.output.substr(0, plain.output.find("\"metadata\"")));
 }
 
