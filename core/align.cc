@@ -11,35 +11,21 @@
 namespace tracemerge {
 namespace {
 
-// Per source, in path order, the first ts of each step (the job's step marks).
-std::vector<std::map<int64_t, int64_t>> StepStarts(const Job& job) {
-  const StepKind kind = JobStepKind(job);
-  std::vector<std::map<int64_t, int64_t>> starts(job.sources.size());
-  for (size_t i = 0; i < job.sources.size(); i++) {
-    const ParsedSource& s = job.sources[i];
-    for (auto [step, event] : StepsOf(s, kind)) {
-      auto [it, added] = starts[i].try_emplace(step, s.events[event].ts);
-      if (!added) it->second = std::min(it->second, s.events[event].ts);
-    }
-  }
-  return starts;
-}
-
 // --align steps: per host, the shift that starts `step` (or the first step
 // every host with steps has) where the reference host starts it.
 std::vector<int64_t> StepShifts(const Job& job, std::optional<int64_t> step, Report* report,
                                 std::vector<Diagnostic>* warnings) {
-  const auto starts = StepStarts(job);
-  std::map<uint32_t, std::map<int64_t, int64_t>> host_starts;  // host (domain) → step → first ts
+  const StepKind kind = JobStepKind(job);
+  std::map<uint32_t, std::map<int64_t, int64_t>> host_starts;  // host (domain) → step → its first ts (the job's marks)
   std::vector<uint32_t> host_order;                            // (path order of their first source)
-  for (size_t i = 0; i < job.sources.size(); i++) {
-    if (!job.sources[i].report.included) continue;
-    const uint32_t host = job.sources[i].identity.domain;
+  for (const ParsedSource& s : job.sources) {
+    if (!s.report.included) continue;
+    const uint32_t host = s.identity.domain;
     if (!host_starts.count(host)) host_order.push_back(host);
     auto& m = host_starts[host];
-    for (auto [st, ts] : starts[i]) {
-      auto [it, added] = m.try_emplace(st, ts);
-      if (!added) it->second = std::min(it->second, ts);
+    for (auto [step, event] : StepsOf(s, kind)) {
+      auto [it, added] = m.try_emplace(step, s.events[event].ts);
+      if (!added) it->second = std::min(it->second, s.events[event].ts);
     }
   }
   std::vector<int64_t> shifts(job.sources.size(), 0);
