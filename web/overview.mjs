@@ -83,6 +83,13 @@ export function createOverview(canvas, { onPick, onClear, onToggleHost = () => {
     return best && best.n;
   }
 
+  // The host whose name is in the row at y (a big job drawn by host: onToggleHost's key), or null.
+  function hostRowAt(y) {
+    const row = g.rows.find((r) => y >= r.y && y < r.y + r.h);
+    const key = row?.lane?.hostKey ?? row?.group?.hostKey;
+    return key === undefined ? null : { row, key };
+  }
+
   function pickTime(a, b) {
     const start = Math.floor(Math.min(a, b));
     const end = Math.ceil(Math.max(a, b));
@@ -104,9 +111,8 @@ export function createOverview(canvas, { onPick, onClear, onToggleHost = () => {
     if (!model || !g || e.button !== 0) return;
     const x = e.offsetX;
     if (x < g.x0 - 2) {  // a host's name (a big job's, drawn by host) opens or folds it
-      const row = g.rows.find((r) => e.offsetY >= r.y && e.offsetY < r.y + r.h);
-      const key = row?.lane?.hostKey ?? row?.group?.hostKey;
-      if (key !== undefined) onToggleHost(key);
+      const at = hostRowAt(e.offsetY);
+      if (at) onToggleHost(at.key);
       return;
     }
     drag = { x, t: inJob(timeAt(x)), moved: false, y: e.offsetY };
@@ -116,10 +122,10 @@ export function createOverview(canvas, { onPick, onClear, onToggleHost = () => {
     if (!drag) {
       if (!g) return;
       // Over a folded host's name: say whose it is and that a click opens it (thin lanes show no name).
-      const row = e.offsetX < g.x0 ? g.rows.find((r) => e.offsetY >= r.y && e.offsetY < r.y + r.h) : null;
-      const key = row?.lane?.hostKey ?? row?.group?.hostKey;
-      canvas.title = key === undefined ? '' : `${row.lane?.members ? row.lane.name : row.group.title}: click to ${row.lane?.members ? 'open it into its ranks' : 'fold its host'}`;
-      canvas.style.cursor = key !== undefined || (e.offsetY >= AXIS_H && e.offsetY < AXIS_H + STEP_H && stepAt(e.offsetX) !== null) ? 'pointer' : e.offsetX >= g.x0 ? 'crosshair' : '';
+      const at = e.offsetX < g.x0 ? hostRowAt(e.offsetY) : null;
+      const folded = at?.row.lane?.members;
+      canvas.title = at ? `${folded ? at.row.lane.name : at.row.group.title}: click to ${folded ? 'open it into its ranks' : 'fold its host'}` : '';
+      canvas.style.cursor = at || (e.offsetY >= AXIS_H && e.offsetY < AXIS_H + STEP_H && stepAt(e.offsetX) !== null) ? 'pointer' : e.offsetX >= g.x0 ? 'crosshair' : '';
       return;
     }
     if (Math.abs(e.offsetX - drag.x) >= DRAG_PX) drag.moved = true;

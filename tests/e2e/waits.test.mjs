@@ -85,8 +85,12 @@ test('1 024 ranks at a glance: hosts folded in the overview and the table, warni
   // A host's name opens it into its ranks.
   const canvas = page.getByTestId('overview');
   await canvas.scrollIntoViewIfNeeded();
+  await canvas.hover({ position: { x: 20, y: g.lanesY + 1 } });
+  assert.match(await canvas.getAttribute('title'), /\(8 ranks\) · 8 sources: click to open it into its ranks$/);
   await canvas.click({ position: { x: 20, y: g.lanesY + 1 } });
   await page.waitForFunction(() => window.tracemerge.overview.geometry().lanes.length === 135);
+  await canvas.hover({ position: { x: 20, y: g.lanesY + 1 } });
+  assert.match(await canvas.getAttribute('title'), /^rank \d+ · host-\d+: click to fold its host$/);
   // The file table: by kind and host until asked.
   assert.equal(await page.locator('#files tbody tr.folded').count(), 128);
   await page.getByTestId('show-all-files').click();
