@@ -39,6 +39,21 @@ int64_t Ns(double v) {
 
 std::string Plain(double ns) { return FormatMicros(Ns(ns)); }
 
+// How many standard errors an offset must stand from 0 to be off beyond
+// chance, at the 3σ level (two-sided 99.73%), when its spread was estimated
+// from n independent observations: Student's t with n − 1 degrees of freedom
+// (Cornish–Fisher from 3 on, exact below): 19.2 for 3 collectives, 5.5 for
+// 6, 3.3 for 30, 3 for many. A spread read off a handful of ends is itself
+// uncertain, and 3 × it would call jitter a skew.
+double ThreeSigmaT(double n) {
+  const double v = std::max(std::floor(n) - 1, 2.0);
+  if (v < 3) return 19.21;
+  if (v < 4) return 9.22;
+  constexpr double z = 3;
+  return z + (z * z * z + z) / (4 * v) + (5 * std::pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * v * v) +
+         (3 * std::pow(z, 7) + 19 * std::pow(z, 5) + 17 * z * z * z - 15 * z) / (384 * v * v * v);
+}
+
 // The median of v (reordered), as a double (the mean of the middle two).
 double Median(std::vector<double>& v) {
   const size_t n = v.size(), mid = n / 2;
@@ -60,6 +75,7 @@ struct Obs {
 // collective's end on the reference's clock, y this host's end minus it.
 struct Pair {
   double x, y;
+  uint32_t cid;  // the collective
 };
 
 struct Fit {
@@ -69,20 +85,43 @@ struct Fit {
   double at = 0, sigma = 0, u_offset = 0, u_rate = 0;
   bool drift = false;
   uint32_t inliers = 0, matched = 0;
+  double independent = 0;  // the agreeing ends as independent observations (inliers / Grouping::weight)
   double first = 0, last = 0;
+
+  double Residual(const Pair& q) const { return q.y - (offset + rate * (q.x - at)); }
 };
+
+// How a host's ends group by collective. The ends of one collective (on the
+// host's several ranks) share its end on the reference's clock, so they are
+// one observation of the offset, not several: `collectives` is how many there
+// are, `weight` Σ k_c² / n over n ends (1 when each collective has one end
+// here, k when each has k) — the factor by which counting the ends as
+// independent would overstate what they tell.
+struct Grouping {
+  uint32_t collectives = 0;
+  double weight = 1;
+};
+template <class Take>
+Grouping GroupByCollective(const std::vector<Pair>& p, Take take) {
+  std::unordered_map<uint32_t, uint32_t> ends;
+  double n = 0, sum = 0;
+  for (const Pair& q : p)
+    if (take(q)) ends[q.cid]++, n++;
+  for (auto [cid, k] : ends) sum += static_cast<double>(k) * k;
+  return {static_cast<uint32_t>(ends.size()), n > 0 ? sum / n : 1};
+}
 
 // Least squares of y on x over the pairs whose residual (from the line given)
 // is within w: the refined line. False when too few.
 bool Refine(const std::vector<Pair>& p, double w, Fit* f) {
   double n = 0, sx = 0, sy = 0;
   for (const Pair& q : p)
-    if (std::fabs(q.y - (f->offset + f->rate * (q.x - f->at))) <= w) n++, sx += q.x, sy += q.y;
+    if (std::fabs(f->Residual(q)) <= w) n++, sx += q.x, sy += q.y;
   if (n < 3) return false;
   const double mx = sx / n, my = sy / n;
   double sxx = 0, sxy = 0;
   for (const Pair& q : p)
-    if (std::fabs(q.y - (f->offset + f->rate * (q.x - f->at))) <= w) sxx += (q.x - mx) * (q.x - mx), sxy += (q.x - mx) * (q.y - my);
+    if (std::fabs(f->Residual(q)) <= w) sxx += (q.x - mx) * (q.x - mx), sxy += (q.x - mx) * (q.y - my);
   if (sxx <= 0) return false;
   f->rate = sxy / sxx;
   f->offset = my;
@@ -95,7 +134,7 @@ bool Refine(const std::vector<Pair>& p, double w, Fit* f) {
 double Sigma(const std::vector<Pair>& p, const Fit& f) {
   std::vector<double> r;
   r.reserve(p.size());
-  for (const Pair& q : p) r.push_back(q.y - (f.offset + f.rate * (q.x - f.at)));
+  for (const Pair& q : p) r.push_back(f.Residual(q));
   const double med = Median(r);
   for (double& v : r) v = std::fabs(v - med);
   return std::max(1.4826 * Median(r), kMinSigmaNs);
@@ -105,9 +144,10 @@ double Sigma(const std::vector<Pair>& p, const Fit& f) {
 // they do not tell one. gap: the median spacing of the collectives' ends.
 Fit FitClock(std::vector<Pair> p, double gap) {
   Fit f;
-  if (p.size() < kMinAnchors)
-    return f.reason = "only " + std::to_string(p.size()) + " matched collective end" + (p.size() == 1 ? "" : "s") +
-                      " (" + std::to_string(kMinAnchors) + " needed)",
+  const Grouping all = GroupByCollective(p, [](const Pair&) { return true; });
+  if (all.collectives < kMinAnchors)
+    return f.reason = "only " + std::to_string(all.collectives) + " matched collective" +
+                      (all.collectives == 1 ? "" : "s") + " (" + std::to_string(kMinAnchors) + " needed)",
            f;
   std::sort(p.begin(), p.end(), [](const Pair& a, const Pair& b) { return a.x < b.x; });
   f.matched = static_cast<uint32_t>(p.size());
@@ -139,11 +179,10 @@ Fit FitClock(std::vector<Pair> p, double gap) {
     }
     double s = Sigma(p, line);
     for (int round = 0; round < 3 && Refine(p, std::max(4 * s, kAgreeNs), &line); round++) s = Sigma(p, line);
-    double sxx = 0, n = 0;
+    double sxx = 0;
     for (const Pair& q : p)
-      if (std::fabs(q.y - (line.offset + line.rate * (q.x - line.at))) <= std::max(4 * s, kAgreeNs))
-        sxx += (q.x - line.at) * (q.x - line.at), n++;
-    const double u_rate = sxx > 0 ? s / std::sqrt(sxx) : INFINITY;
+      if (std::fabs(line.Residual(q)) <= std::max(4 * s, kAgreeNs)) sxx += (q.x - line.at) * (q.x - line.at);
+    const double u_rate = sxx > 0 ? s / std::sqrt(sxx) * std::sqrt(all.weight) : INFINITY;
     if (s < sigma && std::fabs(line.rate) > 4 * u_rate && std::fabs(line.rate) * (f.last - f.first) > 3 * s) {
       f = line;
       f.drift = true;
@@ -156,7 +195,7 @@ Fit FitClock(std::vector<Pair> p, double gap) {
   auto agree = [&](double shift) {
     uint32_t k = 0;
     for (const Pair& q : p)
-      k += std::fabs(q.y - (f.offset + f.rate * (q.x - f.at)) - shift) <= w;
+      k += std::fabs(f.Residual(q) - shift) <= w;
     return k;
   };
   f.inliers = agree(0);
@@ -168,6 +207,12 @@ Fit FitClock(std::vector<Pair> p, double gap) {
     return f.reason = "only " + std::to_string(f.inliers) + " of " + std::to_string(p.size()) +
                       " matched ends agree on one offset",
            f;
+  const Grouping agreeing = GroupByCollective(p, [&](const Pair& q) { return std::fabs(f.Residual(q)) <= w; });
+  if (agreeing.collectives < kMinAnchors)
+    return f.reason = "the ends that agree are of only " + std::to_string(agreeing.collectives) + " of " +
+                      std::to_string(all.collectives) + " matched collectives (" + std::to_string(kMinAnchors) +
+                      " needed)",
+           f;
   // The null model: as many ends should not agree at shifts a few collectives
   // away (ends matched to the wrong occurrence, or unrelated ends, agree about
   // as well at any shift).
@@ -178,7 +223,9 @@ Fit FitClock(std::vector<Pair> p, double gap) {
     return f.reason = "their ends agree no better than at other shifts (" + std::to_string(f.inliers) + " at the best, " +
                       std::to_string(null_max) + " a few collectives away): cannot tell which collective is which",
            f;
-  f.u_offset = 1.2533 * sigma / std::sqrt(static_cast<double>(f.inliers));
+  // (the ends of one collective counted as one observation: Grouping)
+  f.independent = static_cast<double>(f.inliers) / agreeing.weight;
+  f.u_offset = 1.2533 * sigma / std::sqrt(f.independent);
   f.ok = true;
   return f;
 }
@@ -368,7 +415,7 @@ ClockCheck CheckClocks(const Job& job) {
               med = Median(v);
               touched.push_back(o.cid);
             }
-            pairs.push_back({med, static_cast<double>(o.end) - med});
+            pairs.push_back({med, static_cast<double>(o.end) - med, o.cid});
             xs.push_back(med);
             u_parents += cid_u[o.cid];
           }
@@ -442,10 +489,11 @@ ClockCheck CheckClocks(const Job& job) {
     hc.first_ns = Ns(f.first);
     hc.last_ns = Ns(f.last);
     // Off beyond its noise somewhere in its span.
+    const double k = ThreeSigmaT(f.independent);
     for (double t : {f.first, f.last}) {
       const double off = f.offset + f.rate * (t - f.at);
       const double u = std::sqrt(f.u_offset * f.u_offset + std::pow((t - f.at) * f.u_rate, 2));
-      hc.skew |= std::fabs(off) > std::max(3 * u, static_cast<double>(kSkewFloorNs));
+      hc.skew |= std::fabs(off) > std::max(k * u, static_cast<double>(kSkewFloorNs));
     }
   }
   return check;

@@ -12,13 +12,15 @@
 // (NCCL kernels, Horovod ops, host-side ops — a host-side op ends when it is
 // launched, so it passes only when its ends agree as tightly as a kernel's).
 //
-// An estimate stands only when the data supports it: enough matched ends, a
-// majority within a few spreads of it, a spread under 50 µs, far more ends
+// An estimate stands only when the data supports it: 3 or more matched
+// collectives (the ends of one collective on a host's several ranks count
+// once), a majority of their ends within a few spreads of it, a spread under 50 µs, far more ends
 // agreeing at it than at shifts a few collectives away (else "cannot tell"),
 // and — between two absolute clocks — no larger than the time both recorded.
 // Over a long job it is an offset and a rate (ppm) when a rate explains the
 // ends beyond their noise. The uncertainty adds the hosts it was measured
-// through. Cost: linear in the sources and n log n in the collectives.
+// through; a host is off (CLOCK_SKEW) beyond 3σ by Student's t — more than 3
+// uncertainties when few collectives measured it — and 5 µs. Cost: linear in the sources and n log n in the collectives.
 //
 //   host-a (reference), host-b whose kernels end 350 µs later
 //   → host-b: checked, offset +350 µs ± 0.2, CLOCK_SKEW; --align clocks moves it by −350 µs

@@ -146,7 +146,7 @@ struct HostClock {
   bool drift = false;  // a rate was fitted
   double rate_ppm = 0, rate_uncertainty_ppm = 0;
   int64_t first_ns = 0, last_ns = 0;  // the span of its matched collectives
-  bool skew = false;                  // off by more than 3 × its uncertainty and 5 µs, somewhere in that span
+  bool skew = false;                  // off beyond chance (3σ: Student's t, clock_check.cc) and 5 µs, somewhere in that span
 
   int64_t OffsetAt(int64_t t) const;  // its clock minus the reference's at t (ns, its clock)
   int64_t Worst() const;              // the largest |offset| over its matched span

@@ -147,6 +147,52 @@ TEST_F(ClockCheck, SynchronizedJobsWarnOfNothing) {
     }
 }
 
+// The uncertainty is a standard error: with four ranks per host whose kernels
+// end within ±6 µs, the ends of one collective share its end on the
+// reference's clock and count once — so about two thirds of the errors lie
+// within it (counted as 24 independent ends, it would be half as wide and
+// cover under half), and none beyond three times it.
+TEST_F(ClockCheck, TheUncertaintyCoversTheErrorWhenRanksShareAHost) {
+  size_t hosts = 0, within = 0;
+  for (int seed = 701; seed <= 708; seed++) {
+    const std::string job = Generate("r" + std::to_string(seed), "--hosts 3 --ranks-per-host 4 --jitter-us 6 --collectives 2 "
+                                     "--steps 3 --offsets-us 0,300,-200 --seed " + std::to_string(seed));
+    const auto truth = Offsets(job);
+    const MergeResult r = Merge(job);
+    for (const HostClock& h : r.report.clock_hosts) {
+      if (h.status != HostClock::Status::kChecked) continue;
+      const double err = std::fabs(h.offset_ns / 1000.0 - truth.at(h.host));
+      hosts++;
+      within += err <= h.uncertainty_ns / 1000.0;
+      EXPECT_LE(err, 3 * h.uncertainty_ns / 1000.0) << "seed " << seed << ' ' << h.host;
+    }
+  }
+  EXPECT_EQ(hosts, 16u);
+  EXPECT_GE(within, hosts / 2) << within << " of " << hosts << " errors within their uncertainty";
+}
+
+// Found by tests/bench/clock_sweep.py on seeds it had never run: few
+// collectives and coarse jitter (±7.8 µs). Two all-reduces seen on three ranks
+// per host are two observations, not six: cannot tell. Six collectives put a
+// node 6 µs off by chance, its spread read off six ends: not a skew (3σ by
+// Student's t, not 3 × a spread that is itself unsure).
+TEST_F(ClockCheck, FewCollectivesAndCoarseJitterAreNoSkew) {
+  const MergeResult two = Merge(Generate("two", "--seed 8675357 --hosts 2 --ranks-per-host 3 --steps 2 --collectives 1 "
+                                         "--jitter-us 7.8 --arrival-us 2377 --offsets-us 0,0 --broadcasts --files-per-step"));
+  EXPECT_EQ(Count(two.report, Code::kClockSkew), 0u) << two.report.Summary();
+  const HostClock* b = HostNamed(two.report, "host-b");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->status, HostClock::Status::kUnchecked);
+  EXPECT_NE(b->reason.find("only 2 matched collectives"), std::string::npos) << b->reason;
+
+  const MergeResult six = Merge(Generate("six", "--seed 13612 --hosts 6 --ranks-per-host 1 --steps 2 --collectives 3 "
+                                         "--jitter-us 7.8 --arrival-us 2853 --offsets-us 0 --format smdebug --decoys 169"));
+  EXPECT_EQ(Count(six.report, Code::kClockSkew), 0u) << six.report.Summary();
+  size_t checked = 0;
+  for (const HostClock& h : six.report.clock_hosts) checked += h.status == HostClock::Status::kChecked;
+  EXPECT_EQ(checked, 5u) << "the estimates stand; only the verdict waits for more data";
+}
+
 // The smdebug jobs: Horovod all-reduces, model_timeline files full of
 // host-side nccl::AllReduce ops at unrelated times, nodes 2 and 4 off.
 TEST_F(ClockCheck, SmdebugNodesByTheirHorovodOpsNotTheirDecoys) {
