@@ -1,6 +1,8 @@
 #include "match.h"
 
 #include <algorithm>
+#include <deque>
+#include <string_view>
 #include <map>
 #include <unordered_map>
 
@@ -14,11 +16,11 @@ namespace {
 // (its pid's name).
 struct Found {
   int64_t start, end;
-  std::string key;
+  std::string_view key;  // the anchor's, or one in `keys` (a Horovod op's, with its tensor)
   bool seq;
   bool operator<(const Found& o) const { return end < o.end; }
 };
-void Anchors(const ParsedSource& s, AnchorTier tier, std::vector<Found>* out) {
+void Anchors(const ParsedSource& s, AnchorTier tier, std::deque<std::string>& keys, std::vector<Found>* out) {
   std::unordered_map<uint32_t, int64_t> b_end;  // B event → its E's ts
   bool any_b = false;
   for (const Anchor& a : s.anchors) any_b |= a.tier == tier && s.events[a.event].ph == 'B';
@@ -40,15 +42,15 @@ void Anchors(const ParsedSource& s, AnchorTier tier, std::vector<Found>* out) {
     const Event& e = s.events[a.event];
     if (a.tier != tier || !e.has_ts) continue;
     int64_t end = AddNs(e.ts, e.dur);
-    std::string key = a.key;
+    std::string_view key = a.key;
     if (e.ph == 'B') {
       auto it = b_end.find(a.event);
       if (it == b_end.end()) continue;  // never ended
       end = it->second;
       const Proc& p = s.procs[s.threads[e.thread].proc];
-      key += '\x1f' + (p.name.empty() ? p.pid_text : p.name);
+      key = keys.emplace_back(a.key + '\x1f' + (p.name.empty() ? p.pid_text : p.name));
     }
-    out->push_back({e.ts, end, std::move(key), a.seq});
+    out->push_back({e.ts, end, key, a.seq});
   }
 }
 
@@ -90,25 +92,43 @@ CollectiveMatcher::CollectiveMatcher(const Job& job) : job_(job), has_(job.sourc
   }
 }
 
+// A collective's identity: its run, its key and — without a Seq — the steps its
+// stream covers and its place among the stream's collectives of that key.
+struct CollectiveId {
+  uint32_t scope;  // run (with a Seq), else run and steps: an index into Name()'s scopes
+  std::string_view key;
+  uint32_t place;  // UINT32_MAX with a Seq
+  bool operator==(const CollectiveId& o) const { return scope == o.scope && place == o.place && key == o.key; }
+};
+struct CollectiveIdHash {
+  size_t operator()(const CollectiveId& c) const {
+    return std::hash<std::string_view>()(c.key) ^ (uint64_t{c.scope} << 32 | c.place) * 0x9E3779B97F4A7C15ull;
+  }
+};
+
 std::vector<CollectiveMatcher::Seen> CollectiveMatcher::Name(
     AnchorTier tier, const std::function<bool(const std::string& run)>& take, uint32_t* cids) const {
   std::vector<Seen> seen;
-  std::unordered_map<std::string, uint32_t> cid_of;
+  std::deque<std::string> keys;                       // keys made here (found's views point into them)
+  std::unordered_map<std::string, uint32_t> scope_of;  // run, or run + steps → scope
+  std::unordered_map<CollectiveId, uint32_t, CollectiveIdHash> cid_of;
   for (const Stream& st : streams_) {
     if (!take(st.run)) continue;
     std::vector<std::pair<Found, uint32_t>> found;  // (anchor, source)
     for (uint32_t i : st.sources) {
       std::vector<Found> f;
-      Anchors(job_.sources[i], tier, &f);
-      for (Found& x : f) found.push_back({std::move(x), i});
+      Anchors(job_.sources[i], tier, keys, &f);
+      for (Found& x : f) found.push_back({x, i});
     }
     std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::unordered_map<std::string, uint32_t> place;  // key → occurrences so far
+    const auto scope = [&](std::string name) {
+      return scope_of.try_emplace(std::move(name), static_cast<uint32_t>(scope_of.size())).first->second;
+    };
+    const uint32_t by_seq = scope(st.run), by_place = scope(st.run + "\x1fsteps " + st.steps);
+    std::unordered_map<std::string_view, uint32_t> place;  // key → occurrences so far
     for (auto& [f, source] : found) {
-      std::string cid = st.run + '\x1f' + f.key;
-      if (!f.seq) cid += "\x1fsteps " + st.steps + "\x1f#" + std::to_string(place[f.key]++);
-      const uint32_t id = cid_of.try_emplace(std::move(cid), static_cast<uint32_t>(cid_of.size())).first->second;
-      seen.push_back({id, source, f.start, f.end});
+      const CollectiveId id = f.seq ? CollectiveId{by_seq, f.key, UINT32_MAX} : CollectiveId{by_place, f.key, place[f.key]++};
+      seen.push_back({cid_of.try_emplace(id, static_cast<uint32_t>(cid_of.size())).first->second, source, f.start, f.end});
     }
   }
   *cids = static_cast<uint32_t>(cid_of.size());

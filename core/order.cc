@@ -114,6 +114,8 @@ OutputOrder OrderOutput(Job& job, const TrackPlan& tracks) {
   ForEach(n, job.threads, [&](size_t k) {
     ParsedSource& s = job.sources[k];
     const SourceTracks& st = tracks.sources[k];
+    int64_t last = 0;  // (last_end[k] once: neighbours in one cache line, written by two threads, would share it)
+    runs[k].reserve(s.events.size());
     for (uint32_t i = 0; i < s.events.size(); i++) {
       const Event& e = s.events[i];
       if (e.ph == 'M') {
@@ -125,9 +127,10 @@ OutputOrder OrderOutput(Job& job, const TrackPlan& tracks) {
         s.report.events_outside++;
       } else {
         runs[k].push_back(i);
-        last_end[k] = std::max(last_end[k], e.ts + Duration(e));
+        last = std::max(last, e.ts + Duration(e));
       }
     }
+    last_end[k] = last;
     TimeOrder::SortRun(s.events, runs[k]);
   });
   OutputOrder out;

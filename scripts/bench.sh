@@ -9,10 +9,14 @@
 #            natively and in wasm under Node (simdjson's fallback kernel)
 #   held:    the same, each file's document kept to the end (a parser per file): reading
 #            the whole job and holding it, as a merge that orders events across files must
+#   + write: writing the merged output's bytes to a new file (cp of the merge's output,
+#            page cache as for the merge): what a merge must do beyond a DOM. The merges'
+#            ratios are × (DOM + write), natively and in wasm (the same write)
 #   merge:   the native CLI with --threads 1 and 2 (THREADS), and the wasm CLI in Node
 #            with 0 and 1 helper instances (--threads 1 and 2): wall time, file reading and
 #            writing the output included; "parse" is the read+parse phase alone, for
-#            the 1 → 2 threads speed-up
+#            the 1 → 2 threads speed-up; "plan" the share of the merge (native, the last
+#            thread count) between the last source parsed and the first byte written
 #   memory:  native peak RSS (/usr/bin/time -v) and the wasm heaps' high-water mark (the
 #            merging instance's plus, while they run, the helpers'), × the input
 # The timings take turns run after run: this VM's speed drifts over minutes, and each
@@ -28,12 +32,15 @@ median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 calc() { awk "BEGIN { print $* }"; }
 # Each timed run starts with the previous output removed and written back (untimed).
 secs() { local t0 t1; rm -f build/bench/out.json; sync; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); calc "$t1 - $t0"; }
-phase() { rm -f build/bench/out.json; sync; TRACEMERGE_STATS=1 "$@" 2>&1 >/dev/null | awk '/phase-seconds/ {print $3}'; }
+# The phases: "read+parse plan write" seconds, as one word (read:plan:write).
+phase() { rm -f build/bench/out.json; sync; TRACEMERGE_STATS=1 "$@" 2>&1 >/dev/null | awk '/phase-seconds/ {print $3 ":" $5 ":" $7}'; }
+# Writing the output's bytes again: a plain copy to a new file (page cache, as the merge's).
+copy() { local t0 t1; rm -f build/bench/copy.json; sync; t0=$(date +%s.%N); cp build/bench/out.json build/bench/copy.json; t1=$(date +%s.%N); rm -f build/bench/copy.json; calc "$t1 - $t0"; }
 
-head="| input MB | DOM native s | DOM held native s"
-for t in "${threads[@]}"; do head+=" | merge native --threads $t s (× DOM)"; done
-head+=" | parse 1→${threads[-1]} threads | native RSS × input | DOM wasm s"
-for t in "${threads[@]}"; do head+=" | merge wasm $((t - 1)) helpers s (× DOM)"; done
+head="| input MB | DOM native s | + write s | DOM held native s"
+for t in "${threads[@]}"; do head+=" | merge native --threads $t s (× DOM + write)"; done
+head+=" | parse 1→${threads[-1]} threads | plan share | native RSS × input | DOM wasm s"
+for t in "${threads[@]}"; do head+=" | merge wasm $((t - 1)) helpers s (× DOM + write)"; done
 head+=" | wasm heaps × input |"
 echo "$head"
 echo "$head" | sed 's/[^|]*|/---|/g; s/^---|/|/'
@@ -51,17 +58,22 @@ for size in "${sizes[@]}"; do
     line+=" $(node build/wasm/tracemerge-ceiling.cjs --dom "${files[@]}" | cut -d' ' -f3)"
     for t in "${threads[@]}"; do line+=" $(secs node build/wasm/tracemerge-cli.mjs "$job" -o "$out" --quiet --threads "$t")"; done
     line+=" $(GLIBC_TUNABLES=glibc.malloc.hugetlb=1 build/native/tracemerge_ceiling --dom-all "${files[@]}" | cut -d' ' -f3)"
+    line+=" $(copy)"  # (the output of the last merge above)
     echo "$line"
   done)
   column() { awk -v c="$1" '{print $c}' <<<"$times" | median; }
   n=${#threads[@]}
   dom_n=$(column 1)
-  row="| $(printf %.0f "$mb") | $(printf %.3f "$dom_n") | $(printf %.3f "$(column $((3 + 3 * n)))")"
+  write=$(column $((4 + 3 * n)))
+  ref_n=$(calc "$dom_n + $write")
+  row="| $(printf %.0f "$mb") | $(printf %.3f "$dom_n") | $(printf %.3f "$write") | $(printf %.3f "$(column $((3 + 3 * n)))")"
   for k in $(seq 1 "$n"); do
     m=$(column $((1 + k)))
-    row+=" | $(printf '%.3f (%.2f×)' "$m" "$(calc "$m / $dom_n")")"
+    row+=" | $(printf '%.3f (%.2f×)' "$m" "$(calc "$m / $ref_n")")"
   done
-  row+=" | $(printf '%.2f×' "$(calc "$(column $((2 + n))) / $(column $((1 + 2 * n)))")")"
+  phases() { awk -v c="$1" -v f="$2" '{split($c, p, ":"); print p[f]}' <<<"$times" | median; }
+  row+=" | $(printf '%.2f×' "$(calc "$(phases $((2 + n)) 1) / $(phases $((1 + 2 * n)) 1)")")"
+  row+=" | $(printf '%.0f%%' "$(awk -v c=$((1 + 2 * n)) '{split($c, p, ":"); print 100 * p[2] / (p[1] + p[2] + p[3])}' <<<"$times" | median)")"
   rss=$(/usr/bin/time -v build/native/tracemerge "$job" -o "$out" --quiet --threads "${threads[-1]}" 2>&1 >/dev/null |
         awk -F': ' '/Maximum resident/ {print $2}')
   row+=" | $(printf '%.2f×' "$(calc "$rss * 1024 / $bytes")")"
@@ -69,7 +81,7 @@ for size in "${sizes[@]}"; do
   row+=" | $(printf %.3f "$dom_w")"
   for k in $(seq 1 "$n"); do
     m=$(column $((2 + 2 * n + k)))
-    row+=" | $(printf '%.3f (%.2f×)' "$m" "$(calc "$m / $dom_w")")"
+    row+=" | $(printf '%.3f (%.2f×)' "$m" "$(calc "$m / ($dom_w + $write)")")"
   done
   heap=$(TRACEMERGE_STATS=1 node build/wasm/tracemerge-cli.mjs "$job" -o "$out" --quiet --threads "${threads[-1]}" 2>&1 |
          awk '/wasm-heap-bytes/ {print $2}')

@@ -90,8 +90,15 @@ export async function feed(m, data, each) {
     const fs = await import('node:fs');
     const fd = fs.openSync(data.path, 'r');
     try {
-      // (no JS runs between chunkRoom() and the read: the view stays valid)
-      for (let n; (n = fs.readSync(fd, m.chunkRoom(CHUNK), 0, CHUNK, null)) > 0;) {
+      // Chunks no larger than what is left (+1 to see the end): room past the
+      // hinted size would regrow the source's buffer. (No JS runs between
+      // chunkRoom() and the read: the view stays valid.)
+      let left = fs.fstatSync(fd).size;
+      for (;;) {
+        const want = Math.min(CHUNK, left + 1);
+        const n = fs.readSync(fd, m.chunkRoom(want), 0, want, null);
+        if (n === 0) break;
+        left = n > left ? CHUNK : left - n;  // (more than its size: it grows meanwhile; read on)
         m.appendRoom(n);
         each?.(n);
       }

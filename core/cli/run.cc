@@ -167,8 +167,15 @@ RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
       hint = file_size;
     std::rewind(f);
     merger.BeginSource(in.name, hint, in.in_folder);
-    size_t got;
-    while ((got = std::fread(merger.ChunkRoom(kChunk), 1, kChunk, f)) > 0) {  // (no copy of plain files)
+    // Chunks no larger than what is left (+1 to see the end): room for a whole
+    // chunk past the hinted size would regrow the source's buffer, copied
+    // into fresh pages, for every file not a whole number of chunks long.
+    uint64_t left = ec ? UINT64_MAX / 2 : file_size;
+    for (;;) {
+      const size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, left + 1));
+      const size_t got = std::fread(merger.ChunkRoom(want), 1, want, f);  // (no copy of plain files)
+      if (got == 0) break;
+      left = got > left ? kChunk : left - got;  // (more than its size: it grows meanwhile; read on)
       merger.AppendRoom(got);
       bytes_done += got;
       line.Show("reading: " + std::to_string(files_done) + " of " + std::to_string(inputs.size()) + " files, " +
