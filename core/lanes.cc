@@ -58,32 +58,38 @@ struct Lane {
 
 }  // namespace
 
-size_t AssignLanes(const std::vector<LaneSlice>& slices, std::vector<uint8_t>* lanes_out, bool* capped) {
+size_t AssignLanes(const LaneSlice* slices, size_t n, std::vector<uint8_t>* lanes_out, bool* capped) {
   if (capped) *capped = false;
-  const size_t n = slices.size();
   lanes_out->assign(n, 0);
-  // By start, longest first, then canonical place. Mostly in time order
-  // already (sources are put in order as they are parsed): then only slices
-  // that start together need sorting.
-  std::vector<uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  auto before = [&](uint32_t a, uint32_t b) {
-    const LaneSlice &x = slices[a], &y = slices[b];
+  // By start, longest first, then canonical place. Mostly in that order
+  // already (sources are put in time order as they are parsed): then no
+  // sorting at all, or only of slices that start together.
+  auto before = [&](const LaneSlice& x, const LaneSlice& y) {
     return std::make_tuple(x.ts, -x.dur, x.canon) < std::make_tuple(y.ts, -y.dur, y.canon);
   };
-  const bool by_start =
-      std::is_sorted(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return slices[a].ts < slices[b].ts; });
-  if (!by_start) {
-    std::sort(order.begin(), order.end(), before);
-  } else {
-    for (auto it = order.begin(); it != order.end();) {
-      auto next = std::find_if(it, order.end(), [&](uint32_t k) { return slices[k].ts != slices[*it].ts; });
-      if (next - it > 1) std::sort(it, next, before);
-      it = next;
+  bool ordered = true, by_start = true;
+  for (size_t k = 1; k < n && by_start; k++) {
+    by_start = slices[k - 1].ts <= slices[k].ts;
+    ordered = ordered && !before(slices[k], slices[k - 1]);
+  }
+  std::vector<uint32_t> order;
+  if (!ordered) {
+    order.resize(n);
+    std::iota(order.begin(), order.end(), 0);
+    auto before_at = [&](uint32_t a, uint32_t b) { return before(slices[a], slices[b]); };
+    if (!by_start) {
+      std::sort(order.begin(), order.end(), before_at);
+    } else {
+      for (auto it = order.begin(); it != order.end();) {
+        auto next = std::find_if(it, order.end(), [&](uint32_t k) { return slices[k].ts != slices[*it].ts; });
+        if (next - it > 1) std::sort(it, next, before_at);
+        it = next;
+      }
     }
   }
   std::vector<Lane> lanes;
-  for (uint32_t k : order) {
+  for (size_t at = 0; at < n; at++) {
+    const size_t k = ordered ? at : order[at];
     const Read r = ReadSlice(slices[k]);
     size_t l = 0;
     for (;; l++) {

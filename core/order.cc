@@ -22,7 +22,14 @@ void TimeOrder::SortRun(const BlockVector<Event>& events, std::vector<uint32_t>&
 void TimeOrder::AddRun(const BlockVector<Event>& events, std::vector<uint32_t> run) {
   size_ += run.size();
   events_.push_back(&events);
-  runs_.push_back(std::move(run));
+  const auto n = static_cast<uint32_t>(run.size());
+  runs_.push_back({std::move(run), 0, n});
+}
+
+void TimeOrder::AddRange(const BlockVector<Event>& events, uint32_t first, uint32_t n) {
+  size_ += n;
+  events_.push_back(&events);
+  runs_.push_back({{}, first, n});
 }
 
 TimeOrder::Cursor::Cursor(const TimeOrder& order, const std::vector<uint32_t>& from, std::vector<uint32_t> to)
@@ -42,7 +49,7 @@ std::vector<TimeOrder::Cursor> TimeOrder::Slices(size_t pieces) const {
   const uint64_t step = std::max<uint64_t>(1, size_ / (std::max<size_t>(pieces, 1) * 16));
   if (pieces > 1)
     for (uint32_t r = 0; r < runs_.size(); r++)
-      for (size_t k = 0; k < runs_[r].size(); k += step) sample.push_back(Ts(r, static_cast<uint32_t>(k)));
+      for (size_t k = 0; k < runs_[r].size; k += step) sample.push_back(Ts(r, static_cast<uint32_t>(k)));
   std::sort(sample.begin(), sample.end());
   for (size_t k = 1; k < pieces && !sample.empty(); k++) {
     const int64_t t = sample[k * sample.size() / pieces];
@@ -53,12 +60,15 @@ std::vector<TimeOrder::Cursor> TimeOrder::Slices(size_t pieces) const {
   for (size_t k = 0; k <= cuts.size(); k++) {
     std::vector<uint32_t> to(runs_.size());
     for (uint32_t r = 0; r < runs_.size(); r++) {
-      const auto& run = runs_[r];
+      const Run& run = runs_[r];
       const BlockVector<Event>& events = *events_[r];
-      to[r] = k == cuts.size() ? static_cast<uint32_t>(run.size())
-                               : static_cast<uint32_t>(std::lower_bound(run.begin() + from[r], run.end(), cuts[k],
-                                                                        [&](uint32_t i, int64_t t) { return events[i].ts < t; }) -
-                                                       run.begin());
+      uint32_t lo = from[r], hi = run.size;  // the first position at or after the cut
+      while (k < cuts.size() && lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (events[run[mid]].ts < cuts[k]) lo = mid + 1;
+        else hi = mid;
+      }
+      to[r] = k == cuts.size() ? run.size : lo;
     }
     slices.push_back(Cursor(*this, from, to));
     from = std::move(to);
@@ -84,7 +94,7 @@ size_t TimeOrder::Cursor::Next(EventRef* out, size_t n) {
   size_t got = 0;
   while (got < n && !heap_.empty()) {
     Head& h = heap_.front();
-    const std::vector<uint32_t>& run = order_->runs_[h.run];
+    const Run& run = order_->runs_[h.run];
     const BlockVector<Event>& events = *order_->events_[h.run];
     const uint32_t end = end_[h.run];
     // Take this run's events while they stay first (no other run starts
@@ -111,11 +121,26 @@ OutputOrder OrderOutput(Job& job, const TrackPlan& tracks) {
   const size_t n = job.sources.size();
   std::vector<std::vector<uint32_t>> runs(n), metas(n);
   std::vector<int64_t> last_end(n, 0);
+  std::vector<char> ranged(n, 0);  // (char: written by two threads, vector<bool>'s bits would share words)
   ForEach(n, job.threads, [&](size_t k) {
     ParsedSource& s = job.sources[k];
     const SourceTracks& st = tracks.sources[k];
     int64_t last = 0;  // (last_end[k] once: neighbours in one cache line, written by two threads, would share it)
-    runs[k].reserve(s.events.size());
+    // A source laid out in time order (layout.h) whose kept events follow one
+    // another is a range: its run needs no list (runs[k] = {first, n}).
+    uint32_t first = 0, count = 0;
+    bool range = true;
+    for (uint32_t i = 0; i < s.events.size() && range; i++) {
+      const Event& e = s.events[i];
+      if (e.ph == 'M' || !e.keep) {
+        range = count == 0;  // (before the first: still a range, if nothing kept follows a gap)
+        continue;
+      }
+      if (count == 0) first = i;
+      range = first + count == i && (count == 0 || s.events[i - 1].ts <= e.ts);
+      count++;
+    }
+    runs[k].reserve(range ? 2 : s.events.size());
     for (uint32_t i = 0; i < s.events.size(); i++) {
       const Event& e = s.events[i];
       if (e.ph == 'M') {
@@ -126,18 +151,20 @@ OutputOrder OrderOutput(Job& job, const TrackPlan& tracks) {
       } else if (!e.keep) {
         s.report.events_outside++;
       } else {
-        runs[k].push_back(i);
+        if (!range) runs[k].push_back(i);
         last = std::max(last, e.ts + Duration(e));
       }
     }
     last_end[k] = last;
-    TimeOrder::SortRun(s.events, runs[k]);
+    if (range) runs[k] = {first, count}, ranged[k] = 1;
+    else TimeOrder::SortRun(s.events, runs[k]);
   });
   OutputOrder out;
   for (uint32_t k = 0; k < n; k++) {  // in path order
     for (uint32_t i : metas[k]) out.meta.push_back({k, i});
     out.last_end_ns = std::max(out.last_end_ns, last_end[k]);
-    out.order.AddRun(job.sources[k].events, std::move(runs[k]));
+    if (ranged[k]) out.order.AddRange(job.sources[k].events, runs[k][0], runs[k][1]);
+    else out.order.AddRun(job.sources[k].events, std::move(runs[k]));
   }
   return out;
 }

@@ -115,7 +115,10 @@ struct LaneSlice {
 // doubles (viewer_time.h). Returns the number of lanes used (≥ 1); *capped
 // when some slices had to share the last lane all the same.
 constexpr size_t kMaxLanes = 255;
-size_t AssignLanes(const std::vector<LaneSlice>& slices, std::vector<uint8_t>* lanes, bool* capped = nullptr);
+size_t AssignLanes(const LaneSlice* slices, size_t n, std::vector<uint8_t>* lanes, bool* capped = nullptr);
+inline size_t AssignLanes(const std::vector<LaneSlice>& slices, std::vector<uint8_t>* lanes, bool* capped = nullptr) {
+  return AssignLanes(slices.data(), slices.size(), lanes, capped);
+}
 
 // ---- order (order.cc) ----------------------------------------------------------------------
 struct EventRef {
@@ -133,6 +136,9 @@ class TimeOrder {
   static void SortRun(const BlockVector<Event>& events, std::vector<uint32_t>& run);
   // Adds the next run (run r is source r's), sorted by SortRun.
   void AddRun(const BlockVector<Event>& events, std::vector<uint32_t> run);
+  // Adds the next run as the events [first, first + n), in time order already
+  // (a source laid out in time order: no list of indices).
+  void AddRange(const BlockVector<Event>& events, uint32_t first, uint32_t n);
   uint64_t size() const { return size_; }
 
   // Reads one stretch of the order (the runs stay shared and unchanged, so
@@ -163,9 +169,15 @@ class TimeOrder {
   std::vector<Cursor> Slices(size_t pieces) const;
 
  private:
+  // One run: its events' indices, or (none listed) the range from `first`.
+  struct Run {
+    std::vector<uint32_t> index;
+    uint32_t first = 0, size = 0;
+    uint32_t operator[](uint32_t pos) const { return index.empty() ? first + pos : index[pos]; }
+  };
   int64_t Ts(uint32_t run, uint32_t pos) const { return (*events_[run])[runs_[run][pos]].ts; }
   std::vector<const BlockVector<Event>*> events_;  // by run
-  std::vector<std::vector<uint32_t>> runs_;         // added in source order: ties go to the earlier
+  std::vector<Run> runs_;                           // added in source order: ties go to the earlier
   uint64_t size_ = 0;
 };
 

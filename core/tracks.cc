@@ -2,6 +2,7 @@
 // source) for the processes and threads with kept events, and their lanes.
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 #include <tuple>
 
@@ -46,7 +47,8 @@ std::string Moved(int64_t ns) {
 struct OutThread {
   uint32_t pid;
   std::string tid_text, name;
-  std::vector<EventRef> slices;
+  size_t slices = 0;  // its kept X slices: at slices_at in AssignTracks' list of them
+  size_t slices_at = 0;
   size_t lanes = 1;
   std::vector<uint32_t> tids;
   bool capped = false;
@@ -56,16 +58,17 @@ struct OutThread {
 
 TrackPlan AssignTracks(Job& job, Group group) {
   const size_t n = job.sources.size();
-  // Which processes and threads have kept events.
-  std::vector<std::vector<bool>> thread_used(n), proc_used(n);
+  // Which threads have kept events; how many kept X slices each (for lanes).
+  std::vector<std::vector<bool>> thread_used(n);
+  std::vector<std::vector<uint32_t>> count(n), at(n);  // [source][thread]: its X slices; where they go
   ForEach(n, job.threads, [&](size_t i) {
     const ParsedSource& s = job.sources[i];
     thread_used[i].assign(s.threads.size(), false);
-    proc_used[i].assign(s.procs.size(), false);
+    count[i].assign(s.threads.size(), 0);
     for (const Event& e : s.events) {
       if (!e.keep || e.ph == 'M') continue;
       thread_used[i][e.thread] = true;
-      proc_used[i][s.threads[e.thread].proc] = true;
+      count[i][e.thread] += e.ph == 'X';
     }
   });
   // Output processes and threads: the files of one stream (identity.h: smdebug
@@ -122,30 +125,53 @@ TrackPlan AssignTracks(Job& job, Group group) {
         tkey += '\x1f' + stream;
       }
       auto [tit, new_thread] = thread_of.try_emplace(tkey, static_cast<uint32_t>(out_threads.size()));
-      if (new_thread) out_threads.push_back({pit->second, t.tid_text, tname, {}, 1, {}});
+      if (new_thread) out_threads.push_back({pit->second, t.tid_text, tname, 0, 0, 1, {}});
       out_thread[si][ti] = tit->second;
     }
   }
 
   // Lanes: X slices of one output thread that overlap without nesting go to lane 1, 2, …
+  // The threads' slices in one list, each thread's together: counted per
+  // source thread (above), then gathered a source at a time. (Their order within
+  // a thread does not matter: AssignLanes orders them by time and canon.)
+  for (uint32_t si = 0; si < n; si++)
+    for (uint32_t ti = 0; ti < count[si].size(); ti++)
+      if (out_thread[si][ti] != kNone) out_threads[out_thread[si][ti]].slices += count[si][ti];
+  size_t total = 0;
+  for (OutThread& ot : out_threads) ot.slices_at = total, total += ot.slices;
+  std::vector<size_t> fill(out_threads.size());
+  for (size_t o = 0; o < out_threads.size(); o++) fill[o] = out_threads[o].slices_at;
   for (uint32_t si = 0; si < n; si++) {
+    at[si].assign(count[si].size(), 0);
+    for (uint32_t ti = 0; ti < count[si].size(); ti++)
+      if (out_thread[si][ti] != kNone) at[si][ti] = static_cast<uint32_t>(fill[out_thread[si][ti]]), fill[out_thread[si][ti]] += count[si][ti];
+  }
+  // Each slice as source << 40 | index (its canon), uninitialized: fresh pages
+  // cost a fault each on first touch, and a second pass of writes to zero them.
+  std::unique_ptr<uint64_t[]> refs(new uint64_t[std::max<size_t>(total, 1)]);
+  ForEach(n, job.threads, [&](size_t si) {
     const BlockVector<Event>& events = job.sources[si].events;
     for (uint32_t i = 0; i < events.size(); i++)
-      if (events[i].keep && events[i].ph == 'X') out_threads[out_thread[si][events[i].thread]].slices.push_back({si, i});
-  }
-  ForEach(out_threads.size(), job.threads, [&](size_t o) {
-    OutThread& ot = out_threads[o];
-    std::vector<LaneSlice> slices;
-    slices.reserve(ot.slices.size());
-    for (EventRef r : ot.slices) {
-      const Event& e = job.sources[r.source].events[r.index];
-      slices.push_back({e.ts, e.dur, uint64_t{r.source} << 40 | r.index});
+      if (events[i].keep && events[i].ph == 'X') refs[at[si][events[i].thread]++] = uint64_t{si} << 40 | i;
+  });
+  constexpr uint64_t kIndex = (uint64_t{1} << 40) - 1;
+  std::vector<uint32_t> largest_first(out_threads.size());  // (so that the last one taken is short)
+  for (uint32_t o = 0; o < largest_first.size(); o++) largest_first[o] = o;
+  std::stable_sort(largest_first.begin(), largest_first.end(),
+                   [&](uint32_t a, uint32_t b) { return out_threads[a].slices > out_threads[b].slices; });
+  ForEach(out_threads.size(), job.threads, [&](size_t k) {
+    OutThread& ot = out_threads[largest_first[k]];
+    std::vector<LaneSlice> slices(ot.slices);
+    for (size_t k = 0; k < ot.slices; k++) {
+      const uint64_t r = refs[ot.slices_at + k];
+      const Event& e = job.sources[r >> 40].events[r & kIndex];
+      slices[k] = {e.ts, e.dur, r};
     }
     std::vector<uint8_t> lanes;
     ot.lanes = AssignLanes(slices, &lanes, &ot.capped);
-    for (size_t k = 0; k < ot.slices.size(); k++) job.sources[ot.slices[k].source].events[ot.slices[k].index].lane = lanes[k];
-    std::vector<EventRef>().swap(ot.slices);
+    for (size_t k = 0; k < ot.slices; k++) job.sources[slices[k].canon >> 40].events[slices[k].canon & kIndex].lane = lanes[k];
   });
+  refs.reset();
 
   std::map<uint32_t, TidAllocator> tids;
   for (OutThread& ot : out_threads) {

@@ -53,14 +53,18 @@ TEST(TimeOrder, EqualsAStableSortOfAllRunsWhateverTheBatchSizeAndSlices) {
   for (int round = 0; round < 50; round++) {
     std::vector<std::vector<uint32_t>> runs(1 + rng() % 12);
     std::vector<BlockVector<Event>> events(runs.size());  // run r: source r's events
+    std::vector<bool> ranged(runs.size());                // added as a range (AddRange), not a list
     std::vector<std::tuple<int64_t, size_t, size_t, uint32_t>> expected;  // (ts, run, position, event)
     for (size_t r = 0; r < runs.size(); r++) {
       const size_t n = rng() % 200;
-      const bool sorted = rng() % 2;
+      const int kind = static_cast<int>(rng() % 3);  // 0 out of order, 1 in order, 2 in order and kept in one stretch
+      const size_t lo = n ? rng() % n : 0, hi = lo + (n ? rng() % (n - lo + 1) : 0);
+      ranged[r] = kind == 2;
       for (size_t k = 0; k < n; k++) {
         Event e;
-        e.ts = sorted ? static_cast<int64_t>(k / 3) : static_cast<int64_t>(rng() % 50);  // many ties
-        if (rng() % 4) runs[r].push_back(static_cast<uint32_t>(events[r].size()));  // (not every event is kept)
+        e.ts = kind ? static_cast<int64_t>(k / 3) : static_cast<int64_t>(rng() % 50);  // many ties
+        if (kind == 2 ? k >= lo && k < hi : rng() % 4 != 0)  // (not every event is kept)
+          runs[r].push_back(static_cast<uint32_t>(events[r].size()));
         events[r].push_back(e);
       }
     }
@@ -71,8 +75,12 @@ TEST(TimeOrder, EqualsAStableSortOfAllRunsWhateverTheBatchSizeAndSlices) {
       const BlockVector<Event>& ev = events[r];
       std::stable_sort(run.begin(), run.end(), [&](uint32_t a, uint32_t b) { return ev[a].ts < ev[b].ts; });
       for (size_t k = 0; k < run.size(); k++) expected.emplace_back(ev[run[k]].ts, r, k, run[k]);
-      TimeOrder::SortRun(ev, runs[r]);
-      order.AddRun(ev, runs[r]);
+      if (ranged[r]) {
+        order.AddRange(ev, runs[r].empty() ? 0 : runs[r][0], static_cast<uint32_t>(runs[r].size()));
+      } else {
+        TimeOrder::SortRun(ev, runs[r]);
+        order.AddRun(ev, runs[r]);
+      }
     }
     std::sort(expected.begin(), expected.end());
     ASSERT_EQ(order.size(), expected.size());
