@@ -74,6 +74,9 @@ std::vector<int64_t> StepShifts(const Job& job, std::optional<int64_t> step, Rep
 // relative times only that would start before 0 is moved to start at 0
 // (viewers drop times before 0). One NO_CLOCK per recording.
 void PlaceClockless(Job& job) {
+  bool any = false;  // (most jobs have none: no pass over their events)
+  for (const ParsedSource& s : job.sources) any |= s.report.included && !s.report.absolute;
+  if (!any) return;
   auto first_ts = [](const ParsedSource& s) {
     std::optional<int64_t> t;
     for (const Event& e : s.events)

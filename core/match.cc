@@ -96,28 +96,32 @@ CollectiveMatcher::CollectiveMatcher(const Job& job) : job_(job), has_(job.sourc
 // stream covers and its place among the stream's collectives of that key.
 struct CollectiveId {
   uint32_t scope;  // run (with a Seq), else run and steps: an index into Name()'s scopes
-  std::string_view key;
+  uint32_t key;    // an index into Name()'s keys
   uint32_t place;  // UINT32_MAX with a Seq
-  bool operator==(const CollectiveId& o) const { return scope == o.scope && place == o.place && key == o.key; }
+  bool operator==(const CollectiveId& o) const { return scope == o.scope && key == o.key && place == o.place; }
 };
 struct CollectiveIdHash {
   size_t operator()(const CollectiveId& c) const {
-    return std::hash<std::string_view>()(c.key) ^ (uint64_t{c.scope} << 32 | c.place) * 0x9E3779B97F4A7C15ull;
+    return ((uint64_t{c.scope} << 32 | c.key) * 0x9E3779B97F4A7C15ull) ^ (c.place * 0xC2B2AE3D27D4EB4Full);
   }
 };
 
 std::vector<CollectiveMatcher::Seen> CollectiveMatcher::Name(
     AnchorTier tier, const std::function<bool(const std::string& run)>& take, uint32_t* cids) const {
   std::vector<Seen> seen;
-  std::deque<std::string> keys;                       // keys made here (found's views point into them)
-  std::unordered_map<std::string, uint32_t> scope_of;  // run, or run + steps → scope
+  std::deque<std::string> made;                         // keys made here (found's views point into them)
+  std::unordered_map<std::string_view, uint32_t> keys;  // each key text once (a job's ranks share them)
+  std::unordered_map<std::string, uint32_t> scope_of;   // run, or run + steps → scope
   std::unordered_map<CollectiveId, uint32_t, CollectiveIdHash> cid_of;
+  std::vector<uint32_t> place;  // by key: occurrences so far in the stream
+  std::vector<Found> f;
+  std::vector<std::pair<Found, uint32_t>> found;  // (anchor, source)
   for (const Stream& st : streams_) {
     if (!take(st.run)) continue;
-    std::vector<std::pair<Found, uint32_t>> found;  // (anchor, source)
+    found.clear();
     for (uint32_t i : st.sources) {
-      std::vector<Found> f;
-      Anchors(job_.sources[i], tier, keys, &f);
+      f.clear();
+      Anchors(job_.sources[i], tier, made, &f);
       for (Found& x : f) found.push_back({x, i});
     }
     std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -125,10 +129,12 @@ std::vector<CollectiveMatcher::Seen> CollectiveMatcher::Name(
       return scope_of.try_emplace(std::move(name), static_cast<uint32_t>(scope_of.size())).first->second;
     };
     const uint32_t by_seq = scope(st.run), by_place = scope(st.run + "\x1fsteps " + st.steps);
-    std::unordered_map<std::string_view, uint32_t> place;  // key → occurrences so far
-    for (auto& [f, source] : found) {
-      const CollectiveId id = f.seq ? CollectiveId{by_seq, f.key, UINT32_MAX} : CollectiveId{by_place, f.key, place[f.key]++};
-      seen.push_back({cid_of.try_emplace(id, static_cast<uint32_t>(cid_of.size())).first->second, source, f.start, f.end});
+    std::fill(place.begin(), place.end(), 0);
+    for (auto& [x, source] : found) {
+      const uint32_t key = keys.try_emplace(x.key, static_cast<uint32_t>(keys.size())).first->second;
+      if (key >= place.size()) place.resize(key + 1, 0);
+      const CollectiveId id = x.seq ? CollectiveId{by_seq, key, UINT32_MAX} : CollectiveId{by_place, key, place[key]++};
+      seen.push_back({cid_of.try_emplace(id, static_cast<uint32_t>(cid_of.size())).first->second, source, x.start, x.end});
     }
   }
   *cids = static_cast<uint32_t>(cid_of.size());

@@ -4,6 +4,7 @@
 #include "merger.h"
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <optional>
 
@@ -161,11 +162,18 @@ void Merger::EndSource() {
 Report Merger::Merge(const Sink& sink) {
   Impl& m = *impl_;
   Report report;
+  auto lap_start = std::chrono::steady_clock::now();
+  auto lap = [&](const char* stage) {  // (report.plan_seconds)
+    const auto now = std::chrono::steady_clock::now();
+    report.plan_seconds.emplace_back(stage, std::chrono::duration<double>(now - lap_start).count());
+    lap_start = now;
+  };
   if (m.workers) {  // sources still waiting for a worker are parsed here meanwhile
     ParseJob job;
     while (m.workers->TakeBack(&job)) m.Ingest(std::move(job.in), job.out, m.parsers[0], nullptr);
   }
   m.workers.reset();  // once the last source is parsed
+  lap("tail");
   m.budget.FreeSpare();
   m.exportable = nullptr;
   // The stages between the last source parsed and the first byte written, as progress.
@@ -178,15 +186,18 @@ Report Merger::Merge(const Sink& sink) {
   IdentifySources(job);
   for (ParsedSource& s : job.sources) s.report.identity = s.identity;  // in the scan's report too: the page groups by it
   ApplyClocks(job, m.opt.offsets_us);
+  lap("identity+clocks");
   plan(1);
   std::vector<Diagnostic> job_notes;
   AlignSources(job, m.opt, &report, &job_notes);
+  lap("clock-check+align");
   plan(2);
   {
     std::vector<int32_t> host_of;
     for (const ParsedSource& s : job.sources) host_of.push_back(s.report.clock_host);
     report.waits = CollectiveWaits(job, report.clock_hosts, host_of);
   }
+  lap("waits");
   std::vector<Diagnostic> warnings = TakeWarnings(job);
   for (Diagnostic& d : job_notes) warnings.push_back(std::move(d));
   const JobShape shape = DescribeJob(job);
@@ -194,6 +205,7 @@ Report Merger::Merge(const Sink& sink) {
   report.job_end_ns = shape.end_ns;
   report.steps = shape.steps;
   report.steps_from = shape.steps_from;
+  lap("describe");
   Window window;
   bool ok = !m.ticker.cancelled();
   if (!ok) report.fatal = Diagnostic{Code::kCancelled, "", 0, "merge cancelled"};
@@ -231,10 +243,12 @@ Report Merger::Merge(const Sink& sink) {
 
   plan(3);
   TrackPlan tracks = AssignTracks(job, m.opt.group);
+  lap("window+tracks");
   plan(4);
   report.threads_out_of_lanes = static_cast<uint32_t>(tracks.warnings.size());
   for (Diagnostic& d : tracks.warnings) warnings.push_back(std::move(d));
   const OutputOrder order = OrderOutput(job, tracks);
+  lap("order");
   plan(5);
   report.last_end_ns = order.last_end_ns;
   if (order.order.size() == 0)

@@ -188,6 +188,9 @@ struct Report {
   std::vector<HostClock> clock_hosts;  // the clock check, per host (SourceReport::clock_host)
   bool clock_attempted = false;        // some run had hosts with collectives to compare
   double clock_check_seconds = 0;      // how long the clock check took (TRACEMERGE_STATS)
+  // The stages between the last source parsed and the first byte written,
+  // and how long each took: ("tail", …) the sources still being parsed, ("clocks", …) … (TRACEMERGE_STATS)
+  std::vector<std::pair<std::string, double>> plan_seconds;
   Waits waits;                         // who waits for whom at the collectives
   std::vector<Diagnostic> warnings;  // soft problems and notes, file + offset
   uint64_t events_written = 0;

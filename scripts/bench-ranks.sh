@@ -7,7 +7,8 @@
 # helper), runs taking turns. Columns: the whole merge (wall time: reading,
 # writing the output file included), the read+parse phase, the clock check (and
 # its share of the merge), what else is planned between the last source parsed
-# and the first byte written, and the writing; the wasm merge and its clock check.
+# and the first byte written, the plan's share (clock check included) of the
+# phases, and the writing; the wasm merge and its clock check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x build/native/tracemerge ] && [ -f build/wasm/tracemerge-cli.mjs ] || bash scripts/build.sh
@@ -27,8 +28,8 @@ run() {
   echo "$(calc "$t1 - $t0") $stats"
 }
 
-echo "| ranks (hosts) | files | MB | merge native s | read+parse s | clock check s (share) | rest of plan s | write s | merge wasm s | wasm clock check s (share) |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| ranks (hosts) | files | MB | merge native s | read+parse s | clock check s (share) | rest of plan s | plan share | write s | merge wasm s | wasm clock check s (share) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for n in "${counts[@]}"; do
   job=build/bench/ranks$n
   hosts=$(( (n + 7) / 8 ))
@@ -42,9 +43,10 @@ for n in "${counts[@]}"; do
   col() { awk -v c="$1" '{print $c}' <<<"$rows" | median; }
   # columns: native wall, read+parse, plan, write, clock; wasm wall, read+parse, plan, write, clock
   wall=$(col 1); clock=$(col 5); wwall=$(col 6); wclock=$(col 10)
-  printf '| %d (%d) | %d | %s | %.3f | %.3f | %.3f (%.1f%%) | %.3f | %.3f | %.3f | %.3f (%.1f%%) |\n' \
+  share=$(awk '{print 100 * $3 / ($2 + $3 + $4)}' <<<"$rows" | median)
+  printf '| %d (%d) | %d | %s | %.3f | %.3f | %.3f (%.1f%%) | %.3f | %.0f%% | %.3f | %.3f | %.3f (%.1f%%) |\n' \
     "$n" "$hosts" "$files" "$mb" "$wall" "$(col 2)" "$clock" "$(calc "100 * $clock / $wall")" \
-    "$(calc "$(col 3) - $clock")" "$(col 4)" "$wwall" "$wclock" "$(calc "100 * $wclock / $wwall")"
+    "$(calc "$(col 3) - $clock")" "$share" "$(col 4)" "$wwall" "$wclock" "$(calc "100 * $wclock / $wwall")"
 done
 echo
 echo "machine: $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"

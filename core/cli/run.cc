@@ -226,9 +226,18 @@ RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
     writer.Push(std::string(chunk));
   });
   writer.Wait();
-  if (stats)
-    std::fprintf(stderr, "phase-seconds read+parse %.3f plan %.3f write %.3f clock-check %.3f\n", t_read,
-                 t_first - t_read, since() - t_first, report.clock_check_seconds);
+  if (stats) {
+    // read+parse ends with the last source parsed (the sources still parsing
+    // when the reading ended: the plan's "tail"); the plan from there to the first byte.
+    double tail = 0;
+    std::string stages = "plan-seconds";
+    for (auto& [stage, seconds] : report.plan_seconds) {
+      if (stage == "tail") tail = seconds;
+      stages += " " + stage + " " + std::to_string(seconds).substr(0, 6);
+    }
+    std::fprintf(stderr, "phase-seconds read+parse %.3f plan %.3f write %.3f clock-check %.3f\n%s\n", t_read + tail,
+                 t_first - t_read - tail, since() - t_first, report.clock_check_seconds, stages.c_str());
+  }
   if (plan.to_stdout) std::fflush(stdout);
   else if (std::fclose(out) != 0) write_failed = true;
   const bool renamed = !plan.to_stdout && !plan.in_place;
