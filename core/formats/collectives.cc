@@ -1,7 +1,6 @@
 #include "formats/collectives.h"
 
-#include <cctype>
-#include <string>
+#include <string_view>
 
 namespace tracemerge {
 
@@ -19,12 +18,14 @@ std::string_view SymmetricOp(std::string_view name) {
   if (!kernel && op.rfind("nccl:", 0) == 0) op.remove_prefix(5);
   if (kernel) op = op.substr(0, op.find('_'));
   if (op.size() > 64) return "";
-  std::string words;  // lower case, without '_', ':' and a "_base"/"_into_tensor" tail
+  char lower[64];  // lower case (ASCII), without '_', ':' and a "_base"/"_into_tensor" tail
+  size_t n = 0;
   for (char c : op)
-    if (c != '_' && c != ':') words += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (c != '_' && c != ':') lower[n++] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  std::string_view words(lower, n);
   for (std::string_view tail : {"base", "intotensor", "tensor", "coalesced"})
-    if (words.size() > tail.size() && words.compare(words.size() - tail.size(), tail.size(), tail) == 0)
-      words.resize(words.size() - tail.size());
+    if (words.size() > tail.size() && words.substr(words.size() - tail.size()) == tail)
+      words.remove_suffix(tail.size());
   for (std::string_view sym : {"allreduce", "allgather", "reducescatter", "barrier"})
     if (words == sym) return sym;
   return "";

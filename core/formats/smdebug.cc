@@ -72,14 +72,15 @@ class Smdebug final : public Format {
         s.steps.push_back({*step, index});
       }
     }
+    // Horovod's op per tensor, from its B to its E (the tensor is its pid's name:
+    // clock_check.cc adds it); the framework's host-side collective (model_timeline).
+    const bool horovod = f.name == "ALLREDUCE" || f.name == "ALLGATHER" || f.name == "REDUCESCATTER";
+    const bool host_op = ph == 'X' && f.name.rfind("nccl:", 0) == 0;
+    if (!(horovod && ph == 'B') && !host_op) return;  // (before SymmetricOp: most events are neither)
     const std::string_view op = SymmetricOp(f.name);
     if (op.empty()) return;
-    if (f.name == "ALLREDUCE" || f.name == "ALLGATHER" || f.name == "REDUCESCATTER") {
-      // Horovod's op per tensor, from its B to its E: the tensor is its pid's name (clock_check.cc adds it).
-      if (ph == 'B') s.anchors.push_back({index, AnchorTier::kHorovod, false, std::string(op) + '\x1f' + std::string(f.name)});
-    } else if (ph == 'X' && f.name.rfind("nccl:", 0) == 0) {  // the framework's host-side collective (model_timeline)
-      s.anchors.push_back({index, AnchorTier::kHostOp, false, std::string(op) + '\x1f' + std::string(f.name)});
-    }
+    s.anchors.push_back({index, horovod ? AnchorTier::kHorovod : AnchorTier::kHostOp, false,
+                         std::string(op) + '\x1f' + std::string(f.name)});
   }
 
   TimeBase Clock(const ParsedSource& s, const JobFacts&) const override {
