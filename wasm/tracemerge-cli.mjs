@@ -26,7 +26,9 @@ function collect(core, arg, inputs, errors) {
     for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) walk(path.join(dir, e.name), r);
-      else if (e.isFile()) relative.push(r);
+      // (a symlink to a file is its file, named where it is, as the native CLI has it; not one to a folder)
+      else if (e.isFile() || (e.isSymbolicLink() && fs.statSync(path.join(dir, e.name), { throwIfNoEntry: false })?.isFile()))
+        relative.push(r);
     }
   };
   walk(arg, '');

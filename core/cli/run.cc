@@ -67,7 +67,10 @@ void Collect(const std::string& arg, std::vector<Input>* inputs, std::vector<std
     std::vector<std::string> relative;
     for (auto it = fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->is_regular_file(ec)) relative.push_back(fs::relative(it->path(), p, ec).generic_string());
+      // Lexically (the walk built it->path() as p / its relative path): fs::relative
+      // resolves both paths on disk, a readlink per component of every file, and
+      // named a symlinked file after its target ("job/../real.json").
+      if (it->is_regular_file(ec)) relative.push_back(it->path().lexically_relative(p).generic_string());
     }
     if (ec) errors->push_back(arg + ": " + ec.message());
     for (FolderFile& f : NameFolderFiles(fs::weakly_canonical(p, ec).string(), std::move(relative)))

@@ -89,6 +89,23 @@ TEST_F(Cli, StdoutGzipAndReport) {
   EXPECT_NE(report.find("trivial_trace.json"), std::string::npos);
 }
 
+TEST_F(Cli, AFolderFileIsNamedByItsPlaceInTheFolderEvenAsASymlink) {
+  const std::string trace = R"({"traceEvents":[{"ph":"X","name":"a","ts":5,"dur":2,"pid":7,"tid":1}]})";
+  Write("elsewhere/target.json", trace);
+  Write("job/sub/b.json", trace);
+  fs::create_symlink(dir_ / "elsewhere" / "target.json", dir_ / "job" / "link.json");
+  for (const std::string arg : {"job", "job/", "./job/"}) {
+    CliRun r = Exec("--report " + (dir_ / "r.json").string() + " -o " + (dir_ / "m.json").string() + " " +
+                    (arg[0] == '.' ? "./" + fs::relative(dir_ / "job", fs::current_path()).string() + "/"
+                                   : (dir_ / arg).string()));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string report = ReadFile((dir_ / "r.json").string());
+    EXPECT_NE(report.find("\"job/link.json\""), std::string::npos) << arg << ": " << report.substr(0, 400);
+    EXPECT_NE(report.find("\"job/sub/b.json\""), std::string::npos) << arg;
+    EXPECT_EQ(report.find("target.json"), std::string::npos) << arg << ": named after the link's target";
+  }
+}
+
 TEST_F(Cli, DamagedFileIsNamedWithOffsetAndTheRestMerges) {
   Write("job/good.json", R"([{"ph":"X","name":"good","pid":1,"tid":1,"ts":1,"dur":1}])");
   Write("job/cut.json", R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1},{"ph":"X","na)");

@@ -56,6 +56,27 @@ test('same exit codes, messages, default name, gzip, scan and report as the nati
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+test('a folder with a symlinked file: both CLIs take it, named where it is, and write the same bytes', () => {
+  const dir = tmpDir('symlink');
+  const trace = '{"traceEvents":[{"ph":"X","name":"a","ts":5,"dur":2,"pid":7,"tid":1}]}';
+  fs.mkdirSync(path.join(dir, 'job', 'sub'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'target.json'), trace);
+  fs.writeFileSync(path.join(dir, 'job', 'sub', 'b.json'), trace);
+  fs.symlinkSync(path.join(dir, 'target.json'), path.join(dir, 'job', 'link.json'));
+  fs.symlinkSync(path.join(dir, 'gone.json'), path.join(dir, 'job', 'dangling.json'));  // (nothing to read: left out by both)
+  const outputs = [NATIVE_CLI, NODE_CLI].map((cli) => {
+    const r = run(cli, [path.join(dir, 'job'), '-o', '-', '--quiet']);
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout;
+  });
+  assert.ok(outputs[1].equals(outputs[0]), 'outputs differ');
+  const text = outputs[0].toString();
+  assert.match(text, /"job\/link\.json"/);
+  assert.match(text, /"job\/sub\/b\.json"/);
+  assert.doesNotMatch(text, /target\.json|dangling/);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test('unknown step: exit 1, names the steps, writes nothing', () => {
   const dir = tmpDir('step');
   const r = run(NODE_CLI, [path.join(CORPUS, 'smdebug/tests/profiler/resources/merge_traces'),
