@@ -118,29 +118,22 @@ size_t TimeOrder::Cursor::Next(EventRef* out, size_t n) {
 }
 
 OutputOrder OrderOutput(Job& job, const TrackPlan& tracks) {
+  // A source's run: its kept events in time order — a range of them while they
+  // follow one another in time order (a source laid out so, layout.h), else a list.
+  struct Run {
+    std::vector<uint32_t> list;
+    uint32_t first = 0, count = 0;
+    bool listed = false;
+  };
   const size_t n = job.sources.size();
-  std::vector<std::vector<uint32_t>> runs(n), metas(n);
+  std::vector<Run> runs(n);
+  std::vector<std::vector<uint32_t>> metas(n);
   std::vector<int64_t> last_end(n, 0);
-  std::vector<char> ranged(n, 0);  // (char: written by two threads, vector<bool>'s bits would share words)
   ForEach(n, job.threads, [&](size_t k) {
     ParsedSource& s = job.sources[k];
     const SourceTracks& st = tracks.sources[k];
-    int64_t last = 0;  // (last_end[k] once: neighbours in one cache line, written by two threads, would share it)
-    // A source laid out in time order (layout.h) whose kept events follow one
-    // another is a range: its run needs no list (runs[k] = {first, n}).
-    uint32_t first = 0, count = 0;
-    bool range = true;
-    for (uint32_t i = 0; i < s.events.size() && range; i++) {
-      const Event& e = s.events[i];
-      if (e.ph == 'M' || !e.keep) {
-        range = count == 0;  // (before the first: still a range, if nothing kept follows a gap)
-        continue;
-      }
-      if (count == 0) first = i;
-      range = first + count == i && (count == 0 || s.events[i - 1].ts <= e.ts);
-      count++;
-    }
-    runs[k].reserve(range ? 2 : s.events.size());
+    Run run;           // (runs[k] and last_end[k] written once: neighbours in one cache
+    int64_t last = 0;  // line, written by two threads for every event, would share it)
     for (uint32_t i = 0; i < s.events.size(); i++) {
       const Event& e = s.events[i];
       if (e.ph == 'M') {
@@ -151,20 +144,26 @@ OutputOrder OrderOutput(Job& job, const TrackPlan& tracks) {
       } else if (!e.keep) {
         s.report.events_outside++;
       } else {
-        if (!range) runs[k].push_back(i);
+        if (!run.listed && run.count && (run.first + run.count != i || s.events[i - 1].ts > e.ts)) {
+          run.listed = true;  // no longer a range: listed from here on
+          run.list.reserve(s.events.size());
+          for (uint32_t j = run.first; j < run.first + run.count; j++) run.list.push_back(j);
+        }
+        if (run.listed) run.list.push_back(i);
+        else if (run.count++ == 0) run.first = i;
         last = std::max(last, e.ts + Duration(e));
       }
     }
+    if (run.listed) TimeOrder::SortRun(s.events, run.list);
+    runs[k] = std::move(run);
     last_end[k] = last;
-    if (range) runs[k] = {first, count}, ranged[k] = 1;
-    else TimeOrder::SortRun(s.events, runs[k]);
   });
   OutputOrder out;
   for (uint32_t k = 0; k < n; k++) {  // in path order
     for (uint32_t i : metas[k]) out.meta.push_back({k, i});
     out.last_end_ns = std::max(out.last_end_ns, last_end[k]);
-    if (ranged[k]) out.order.AddRange(job.sources[k].events, runs[k][0], runs[k][1]);
-    else out.order.AddRun(job.sources[k].events, std::move(runs[k]));
+    if (runs[k].listed) out.order.AddRun(job.sources[k].events, std::move(runs[k].list));
+    else out.order.AddRange(job.sources[k].events, runs[k].first, runs[k].count);
   }
   return out;
 }
