@@ -143,6 +143,8 @@ char* Merger::ChunkRoom(size_t n) {
   return impl_->nowhere.data();
 }
 
+size_t Merger::ChunkSize(size_t max) const { return impl_->open ? impl_->open->ChunkSize(max) : max; }
+
 void Merger::AppendRoom(size_t k) {
   if (impl_->open) impl_->open->Appended(k);
 }

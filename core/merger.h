@@ -232,6 +232,9 @@ class Merger {
   // AppendRoom(k) says how many were.
   char* ChunkRoom(size_t n);
   void AppendRoom(size_t k);
+  // How many bytes to ask ChunkRoom for next, at most max (stream.h: no more
+  // than the size hint leaves, so that the source's buffer is not regrown).
+  size_t ChunkSize(size_t max) const;
   void EndSource();
   void AddSource(std::string path, std::string_view bytes) {
     BeginSource(std::move(path));

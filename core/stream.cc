@@ -7,7 +7,7 @@ namespace tracemerge {
 
 SourceStream::SourceStream(std::string path, uint32_t arrival, uint64_t max_bytes, bool inflate_later,
                            ByteBuffer buffer, uint64_t size_hint)
-    : inflate_later_(inflate_later) {
+    : inflate_later_(inflate_later), hint_(size_hint) {
   in_.path = std::move(path);
   in_.arrival = arrival;
   in_.max_bytes_ = max_bytes;
@@ -57,6 +57,11 @@ char* SourceStream::Room(size_t n) {
   }
   room_.clear();
   return in_.data.Room(n);
+}
+
+size_t SourceStream::ChunkSize(size_t max) const {
+  if (gz_ || hint_ == 0 || in_.bytes_given > hint_) return max;
+  return static_cast<size_t>(std::min<uint64_t>(max, hint_ - in_.bytes_given + 1));
 }
 
 void SourceStream::Appended(size_t k) {

@@ -55,6 +55,12 @@ class SourceStream {
   // Appended(k) counts k of them.
   char* Room(size_t n);
   void Appended(size_t k);
+  // How much to read next, at most `max`: no more than the size hint leaves
+  // (+1 to see the end) — room past it would regrow the buffer, copied into
+  // fresh pages, for every file not a whole number of chunks long —; `max`
+  // without a hint, for gzip (read into a chunk of its own), or once the
+  // source outgrew its hint.
+  size_t ChunkSize(size_t max) const;
   void SetInFolder(bool in_folder) { in_.in_folder = in_folder; }
   SourceBytes End() &&;
 
@@ -64,6 +70,7 @@ class SourceStream {
   std::string pending_;  // the first byte, until gzip-or-not is known
   std::string room_;     // Room() while the bytes cannot go to data (gzip, not decided, over the limit)
   bool decided_ = false, gz_ = false, over_limit_ = false, inflate_later_ = false;
+  uint64_t hint_ = 0;  // the expected size, as given (0: unknown)
 };
 
 }  // namespace tracemerge

@@ -97,6 +97,7 @@ class JsMerger {
     return val(emscripten::typed_memory_view(size, reinterpret_cast<uint8_t*>(merger_->ChunkRoom(size))));
   }
   void appendRoom(double n) { merger_->AppendRoom(static_cast<size_t>(n)); }
+  double chunkSize(double max) const { return static_cast<double>(merger_->ChunkSize(static_cast<size_t>(max))); }
   void endSource() { merger_->EndSource(); }
 
   // Sources parsed in a second instance (tracemerge-helper.mjs): there, the
@@ -199,6 +200,7 @@ EMSCRIPTEN_BINDINGS(tracemerge) {
       .function("beginSource", &JsMerger::beginSource)
       .function("chunkRoom", &JsMerger::chunkRoom)
       .function("appendRoom", &JsMerger::appendRoom)
+      .function("chunkSize", &JsMerger::chunkSize)
       .function("endSource", &JsMerger::endSource)
       .function("exportSource", &JsMerger::exportSource)
       .function("reserveArrival", &JsMerger::reserveArrival)

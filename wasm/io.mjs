@@ -83,22 +83,20 @@ export function createStore() {
 }
 
 // Streams a source's bytes into a core Merger `m` (or an object with its
-// chunkRoom and appendRoom): each chunk into the room the heap has for it —
+// chunkSize, chunkRoom and appendRoom): each chunk into the room the heap has for it —
 // Node reads files straight there; each(n) after every chunk. 
 export async function feed(m, data, each) {
   if (isNode && typeof data?.path === 'string') {
     const fs = await import('node:fs');
     const fd = fs.openSync(data.path, 'r');
     try {
-      // Chunks no larger than what is left (+1 to see the end): room past the
-      // hinted size would regrow the source's buffer. (No JS runs between
-      // chunkRoom() and the read: the view stays valid.)
-      let left = fs.fstatSync(fd).size;
+      // Chunks of the size the core asks (no room past the size hint: the
+      // source's buffer would regrow). (No JS runs between chunkRoom() and the
+      // read: the view stays valid.)
       for (;;) {
-        const want = Math.min(CHUNK, left + 1);
+        const want = m.chunkSize(CHUNK);
         const n = fs.readSync(fd, m.chunkRoom(want), 0, want, null);
         if (n === 0) break;
-        left = n > left ? CHUNK : left - n;  // (more than its size: it grows meanwhile; read on)
         m.appendRoom(n);
         each?.(n);
       }

@@ -173,6 +173,7 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
       guard(() => m.beginSource(name, hint, inFolder));
       if (signal?.aborted) throw cancelled(bytesRead);
       const into = {  // the merger, each call guarded
+        chunkSize: (n) => guard(() => m.chunkSize(n)),
         chunkRoom: (n) => guard(() => m.chunkRoom(n)),
         appendRoom: (n) => guard(() => m.appendRoom(n)),
       };

@@ -172,19 +172,14 @@ RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
         ::pread(fd, tail, 4, static_cast<off_t>(*in.size - 4)) == 4)
       hint = GzipSizeHint({head, 2}, {tail, 4}, *in.size);
     merger.BeginSource(in.name, hint, in.in_folder);
-    // Chunks no larger than what is left (+1 to see the end): room for a whole
-    // chunk past the hinted size would regrow the source's buffer, copied
-    // into fresh pages, for every file not a whole number of chunks long.
-    uint64_t left = in.size.value_or(UINT64_MAX / 2);
     for (;;) {
-      const size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, left + 1));
+      const size_t want = merger.ChunkSize(kChunk);
       const ssize_t got = ::read(fd, merger.ChunkRoom(want), want);  // (no copy of plain files)
       if (got < 0 && errno == EINTR) continue;
       if (got < 0) io.err(CliError(in.disk_path + ": read failed after " + std::to_string(bytes_done) + " bytes: " +
                                    std::strerror(errno) + "; merged what was read"));
       if (got <= 0) break;
       const auto n = static_cast<size_t>(got);
-      left = n > left ? kChunk : left - n;  // (more than its size: it grows meanwhile; read on)
       merger.AppendRoom(n);
       bytes_done += n;
       line.Show("reading: " + std::to_string(files_done) + " of " + std::to_string(inputs.size()) + " files, " +

@@ -71,6 +71,35 @@ TEST(Stream, BytesWrittenInPlaceEqualBytesAppended) {
   }
 }
 
+TEST(Stream, ChunksAskedForStopAtTheSizeHintSoTheBufferIsNotRegrown) {
+  const std::string text = R"({"traceEvents":[)" + std::string(82, ' ') + "]}";  // 100 bytes
+  SourceStream s("a.json", 0, uint64_t{1} << 20, false, ByteBuffer(), text.size());
+  std::vector<size_t> asked;
+  for (size_t at = 0;;) {  // as a reader does: ask, read what there is, say how much came
+    const size_t want = s.ChunkSize(64);
+    asked.push_back(want);
+    const size_t got = std::min(want, text.size() - at);
+    if (got == 0) break;
+    std::memcpy(s.Room(want), text.data() + at, got);
+    s.Appended(got);
+    at += got;
+  }
+  ASSERT_EQ(text.size(), 100u);
+  EXPECT_EQ(asked, (std::vector<size_t>{64, 37, 1}));  // the last: to see the end
+  std::memcpy(s.Room(1), "\n", 1);  // it grew after all: read on in whole chunks
+  s.Appended(1);
+  EXPECT_EQ(s.ChunkSize(64), 64u);
+  SourceBytes in = std::move(s).End();
+  in.Inflate();
+  EXPECT_EQ(in.data.view().substr(0, in.size), text + "\n");
+
+  SourceStream none("b.json", 0, uint64_t{1} << 20, false, ByteBuffer(), 0);
+  EXPECT_EQ(none.ChunkSize(64), 64u);  // no hint: whole chunks
+  SourceStream gz("c.json.gz", 0, uint64_t{1} << 20, false, ByteBuffer(), 10);
+  gz.Append(Gzip(text));
+  EXPECT_EQ(gz.ChunkSize(64), 64u);  // gzip: its chunks are not the buffer's
+}
+
 TEST(Stream, OverTheLimitKeepsTheFirstPartWithAWarning) {
   const std::string text(100, 'x');
   for (const std::string& bytes : {text, Gzip(text)}) {
