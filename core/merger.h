@@ -188,8 +188,10 @@ struct Report {
   std::vector<HostClock> clock_hosts;  // the clock check, per host (SourceReport::clock_host)
   bool clock_attempted = false;        // some run had hosts with collectives to compare
   double clock_check_seconds = 0;      // how long the clock check took (TRACEMERGE_STATS)
-  // The stages between the last source parsed and the first byte written,
-  // and how long each took: ("tail", …) the sources still being parsed, ("clocks", …) … (TRACEMERGE_STATS)
+  // How long each stage of Merge() took, in order (TRACEMERGE_STATS): "tail"
+  // (sources still being parsed when the reading ended), then the plan's
+  // stages up to the first byte written: "identity+clocks",
+  // "clock-check+align", "waits", "describe", "window+tracks", "order".
   std::vector<std::pair<std::string, double>> plan_seconds;
   Waits waits;                         // who waits for whom at the collectives
   std::vector<Diagnostic> warnings;  // soft problems and notes, file + offset

@@ -159,8 +159,8 @@ TrackPlan AssignTracks(Job& job, Group group) {
   for (uint32_t o = 0; o < largest_first.size(); o++) largest_first[o] = o;
   std::stable_sort(largest_first.begin(), largest_first.end(),
                    [&](uint32_t a, uint32_t b) { return out_threads[a].slices > out_threads[b].slices; });
-  ForEach(out_threads.size(), job.threads, [&](size_t k) {
-    OutThread& ot = out_threads[largest_first[k]];
+  ForEach(out_threads.size(), job.threads, [&](size_t taken) {
+    OutThread& ot = out_threads[largest_first[taken]];
     std::vector<LaneSlice> slices(ot.slices);
     for (size_t k = 0; k < ot.slices; k++) {
       const uint64_t r = refs[ot.slices_at + k];
