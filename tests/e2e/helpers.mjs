@@ -138,6 +138,23 @@ export async function openSession(tag) {
   const b = await browser();
   return { srv, b, ctx: await context(b), tmp: tag ? tmpDir(tag) : undefined };
 }
+// A page of the session's site (its URL + query), its uncaught errors collected in
+// page.errors (with a viewport or other page options, in a context of its own).
+export async function openPage(s, { query = '', ...options } = {}) {
+  const page = await (options.viewport ? s.b.newPage(options) : s.ctx.newPage());
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(e.message));
+  await page.goto(s.srv.page.url + query);
+  return page;
+}
+// Such a page with the folder `dir` dropped on it, once its overview shows lanes.
+export async function scannedPage(s, dir, { timeout = 30000 } = {}) {
+  const page = await openPage(s);
+  await page.getByTestId('folder-input').setInputFiles(dir);
+  await page.getByTestId('overview').waitFor({ timeout });
+  await page.waitForFunction(() => window.tracemerge.overview.geometry()?.lanes.length > 0, null, { timeout });
+  return page;
+}
 export async function closeSession(s) {
   const requests = s?.ctx?.requests ?? [];
   await s?.b?.close();

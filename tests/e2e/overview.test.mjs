@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import path from 'node:path';
-import { CORPUS, cli, download, sampleFolder, waitDone, closeSession, openSession } from './helpers.mjs';
+import { CORPUS, cli, download, sampleFolder, scannedPage, waitDone, closeSession, openSession } from './helpers.mjs';
 
 let sample;  // the sample job as a folder on disk
 let session;
@@ -14,16 +14,6 @@ before(async () => {
 });
 after(() => closeSession(session));
 
-async function scannedPage(dir) {
-  const page = await session.ctx.newPage();
-  page.errors = [];
-  page.on('pageerror', (e) => page.errors.push(e.message));
-  await page.goto(session.srv.page.url);
-  await page.getByTestId('folder-input').setInputFiles(dir);
-  await page.getByTestId('overview').waitFor();
-  await page.waitForFunction(() => window.tracemerge.overview.geometry()?.lanes.length > 0);
-  return page;
-}
 
 const geometry = (page) => page.evaluate(() => window.tracemerge.overview.geometry());
 
@@ -54,7 +44,7 @@ async function mergeMatchesCli(page, flags) {
 }
 
 test('the overview is drawn before merging; two drags pick two windows inside the job that merge to the CLI bytes', { timeout: 180000 }, async () => {
-  const page = await scannedPage(sample);
+  const page = await scannedPage(session, sample);
   assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'idle', 'the overview needs no merge');
   const g = await geometry(page);
   assert.equal(g.lanes.length, 6);
@@ -86,7 +76,7 @@ test('the overview is drawn before merging; two drags pick two windows inside th
 });
 
 test('a step\'s tick, the steps panel and the keys pick windows the CLI resolves the same way', { timeout: 180000 }, async () => {
-  const page = await scannedPage(sample);
+  const page = await scannedPage(session, sample);
   const g = await geometry(page);
   const tick = g.steps.find((s) => s.step === 3);
   await page.getByTestId('overview').click({ position: { x: tick.x, y: g.stepRowY } });
@@ -124,7 +114,7 @@ test('a step\'s tick, the steps panel and the keys pick windows the CLI resolves
 });
 
 test('lanes follow the file and kind check boxes and the offsets, without a new scan', { timeout: 120000 }, async () => {
-  const page = await scannedPage(sample);
+  const page = await scannedPage(session, sample);
   const scans = () => page.evaluate(() => window.tracemerge.state.scans);
   const before = await scans();
   const rank1 = 'sample_job/ranks/host-b/rank1.pt.trace.json';
@@ -142,7 +132,7 @@ test('lanes follow the file and kind check boxes and the offsets, without a new 
 });
 
 test('a host\'s clock off is shown at the overview; "Align clocks" rescans and merges aligned, as the CLI', { timeout: 180000 }, async () => {
-  const page = await scannedPage(sample);
+  const page = await scannedPage(session, sample);
   const skew = page.locator('#skew');
   await skew.waitFor();
   assert.match(await skew.textContent(), /host-b's clock is \+400\.\d+ µs ± [\d.]+ µs against host-a's \(24 of 24 NCCL kernels ends agree\)/);
@@ -160,7 +150,7 @@ test('a host\'s clock off is shown at the overview; "Align clocks" rescans and m
 
 test('a host that could not be checked is named with the reason; a host with no collectives is not', { timeout: 120000 }, async () => {
   // The sample: algo-1 (smdebug, system metrics) has no collectives to compare: nothing to say of it.
-  const page = await scannedPage(sample);
+  const page = await scannedPage(session, sample);
   await page.locator('#skew li.skewed').waitFor();
   assert.equal(await page.locator('#skew li.unchecked').count(), 0);
   assert.doesNotMatch(await page.locator('#skew').textContent(), /algo-1/);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { COMBINED, cli, download, tmpDir, waitDone, closeSession, openSession } from './helpers.mjs';
+import { COMBINED, cli, download, openPage as open, tmpDir, waitDone, closeSession, openSession } from './helpers.mjs';
 
 let session;
 before(async () => {
@@ -13,14 +13,7 @@ before(async () => {
 });
 after(() => closeSession(session));
 
-async function openPage(query = '') {
-  const page = await session.ctx.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(session.srv.page.url + query);
-  page.errors = errors;
-  return page;
-}
+const openPage = (query = '') => open(session, { query });
 
 async function chooseFolder(page, dir) {
   await page.getByTestId('folder-input').setInputFiles(dir);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { COMBINED, waitDone, closeSession, openSession } from './helpers.mjs';
+import { COMBINED, openPage as open, waitDone, closeSession, openSession } from './helpers.mjs';
 
 let session;
 before(async () => {
@@ -13,13 +13,7 @@ before(async () => {
 });
 after(() => closeSession(session));
 
-async function openPage(options = {}) {
-  const page = await (options.viewport ? session.b.newPage(options) : session.ctx.newPage());
-  page.errors = [];
-  page.on('pageerror', (e) => page.errors.push(e.message));
-  await page.goto(session.srv.page.url);
-  return page;
-}
+const openPage = (options) => open(session, options);
 
 // Files of `events` X events each, for a merge long enough to watch.
 function bigFiles(dir, files, events) {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, closeSession, openSession, waitDone } from './helpers.mjs';
+import { ROOT, closeSession, openSession, scannedPage, waitDone } from './helpers.mjs';
 
 let session;
 before(async () => { session = await openSession('waits'); });
@@ -21,15 +21,7 @@ function generate(name, args) {
   return out;
 }
 
-async function scanned(dir) {
-  const page = await session.ctx.newPage();
-  page.errors = [];
-  page.on('pageerror', (e) => page.errors.push(e.message));
-  await page.goto(session.srv.page.url);
-  await page.getByTestId('folder-input').setInputFiles(dir);
-  await page.waitForFunction(() => window.tracemerge.overview.geometry()?.lanes.length > 0, null, { timeout: 120000 });
-  return page;
-}
+const scanned = (dir) => scannedPage(session, dir, { timeout: 120000 });  // (1 024 ranks take a while)
 
 const fields = async (page) => ({
   unit: await page.getByTestId('unit').inputValue(),
