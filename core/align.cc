@@ -73,10 +73,13 @@ std::vector<int64_t> StepShifts(const Job& job, std::optional<int64_t> step, Rep
 // one shift, so that their times stay as they were to each other; a job of
 // relative times only that would start before 0 is moved to start at 0
 // (viewers drop times before 0). One NO_CLOCK per recording.
+bool AnyClockless(const Job& job) {
+  for (const ParsedSource& s : job.sources)
+    if (s.report.included && !s.report.absolute) return true;
+  return false;
+}
 void PlaceClockless(Job& job) {
-  bool any = false;  // (most jobs have none: no pass over their events)
-  for (const ParsedSource& s : job.sources) any |= s.report.included && !s.report.absolute;
-  if (!any) return;
+  if (!AnyClockless(job)) return;  // (most jobs have none: no pass over their events)
   auto first_ts = [](const ParsedSource& s) {
     std::optional<int64_t> t;
     for (const Event& e : s.events)
@@ -152,10 +155,12 @@ void CorrectSource(ParsedSource& s, const HostClock& clock) {
   }
 }
 
-void AlignSources(Job& job, const Options& options, Report* report, std::vector<Diagnostic>* warnings) {
+void AlignSources(Job& job, const Options& options, CollectiveMatcher& matcher, Report* report,
+                  std::vector<Diagnostic>* warnings) {
   report->align = options.align;
+  const bool moves = options.align != Align::kNone || AnyClockless(job);  // (else the times stay as they are)
   const auto t0 = std::chrono::steady_clock::now();
-  const ClockCheck check = CheckClocks(job);
+  const ClockCheck check = CheckClocks(job, matcher);
   report->clock_check_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const bool clocks = options.align == Align::kClocks;
   WarnClocks(job, check, clocks, warnings);
@@ -191,6 +196,7 @@ void AlignSources(Job& job, const Options& options, Report* report, std::vector<
   report->clock_hosts = check.hosts;
   report->clock_attempted = check.attempted;
   PlaceClockless(job);
+  if (moves) matcher.Forget();  // (the collectives' ends are read again when asked)
 }
 
 }  // namespace tracemerge

@@ -19,14 +19,17 @@
 
 #include <vector>
 
+#include "match.h"
 #include "stages.h"
 
 namespace tracemerge {
 
 // The whole stage: the clock check into the report (Report::clock_hosts,
 // SourceReport::clock_host) and its warnings, the --align moves, clockless
-// sources placed. Sets report->align(_step).
-void AlignSources(Job& job, const Options& options, Report* report, std::vector<Diagnostic>* warnings);
+// sources placed. Sets report->align(_step). The matcher names the collectives
+// (match.h); it forgets them when times moved.
+void AlignSources(Job& job, const Options& options, CollectiveMatcher& matcher, Report* report,
+                  std::vector<Diagnostic>* warnings);
 
 // Moves s's times as its host's clock says: t − offset(t) (an offset and a
 // rate), ends too, so that what nested still nests.

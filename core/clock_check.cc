@@ -9,7 +9,6 @@
 #include <cmath>
 #include <tuple>
 #include <map>
-#include <unordered_map>
 
 #include "identity.h"
 #include "match.h"
@@ -103,12 +102,19 @@ struct Grouping {
 };
 template <class Take>
 Grouping GroupByCollective(const std::vector<Pair>& p, Take take) {
-  std::unordered_map<uint32_t, uint32_t> ends;
-  double n = 0, sum = 0;
+  std::vector<uint32_t> cids;  // (sorted: each collective's ends together)
   for (const Pair& q : p)
-    if (take(q)) ends[q.cid]++, n++;
-  for (auto [cid, k] : ends) sum += static_cast<double>(k) * k;
-  return {static_cast<uint32_t>(ends.size()), n > 0 ? sum / n : 1};
+    if (take(q)) cids.push_back(q.cid);
+  std::sort(cids.begin(), cids.end());
+  Grouping g;
+  double sum = 0;
+  for (size_t i = 0, j; i < cids.size(); i = j) {
+    for (j = i + 1; j < cids.size() && cids[j] == cids[i];) j++;
+    g.collectives++;
+    sum += static_cast<double>(j - i) * static_cast<double>(j - i);
+  }
+  if (!cids.empty()) g.weight = sum / static_cast<double>(cids.size());
+  return g;
 }
 
 // Least squares of y on x over the pairs whose residual (from the line given)
@@ -244,7 +250,7 @@ int64_t HostClock::Worst() const {
   return std::max(a < 0 ? SubNs(0, a) : a, b < 0 ? SubNs(0, b) : b);
 }
 
-ClockCheck CheckClocks(const Job& job) {
+ClockCheck CheckClocks(const Job& job, CollectiveMatcher& matcher) {
   ClockCheck check;
   const size_t n = job.sources.size();
   check.host_of.assign(n, -1);
@@ -266,7 +272,6 @@ ClockCheck CheckClocks(const Job& job) {
     check.host_of[i] = h;
   }
   const size_t hosts = check.hosts.size();
-  const CollectiveMatcher matcher(job);
   std::vector<bool> has_ends(hosts, false);
   for (uint32_t i = 0; i < n; i++)
     if (check.host_of[i] >= 0 && matcher.HasAnchors(i)) has_ends[check.host_of[i]] = true;
@@ -311,12 +316,19 @@ ClockCheck CheckClocks(const Job& job) {
     bool needed = false;
     for (auto& [run, o] : open) needed |= o;
     if (!needed) break;
-    // This tier's ends, each named by the collective's identity (match.h).
+    // This tier's ends on the hosts of the runs still open, each named by the
+    // collective's identity (match.h).
+    std::vector<bool> host_open(hosts);
+    for (uint32_t h = 0; h < hosts; h++) {
+      auto it = open.find(check.hosts[h].run);
+      host_open[h] = it != open.end() && it->second;
+    }
     uint32_t named = 0;
     std::vector<Obs> obs;
-    for (const CollectiveMatcher::Seen& x :
-         matcher.Name(static_cast<AnchorTier>(t), [&](const std::string& run) { return open[run]; }, &named))
-      obs.push_back({x.cid, static_cast<uint32_t>(check.host_of[x.source]), x.end, static_cast<uint8_t>(t)});
+    for (const CollectiveMatcher::Seen& x : matcher.Name(static_cast<AnchorTier>(t), &named)) {
+      const int32_t h = check.host_of[x.source];
+      if (h >= 0 && host_open[h]) obs.push_back({x.cid, static_cast<uint32_t>(h), x.end, static_cast<uint8_t>(t)});
+    }
     const size_t cids = named;
 
     if (!cids) continue;

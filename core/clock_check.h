@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "match.h"
 #include "stages.h"
 
 namespace tracemerge {
@@ -44,8 +45,9 @@ struct ClockCheck {
 // Why a host with no collectives went unchecked (HostClock::collectives false).
 extern const char* const kNoCollectives;  // "no collectives (NCCL kernels, Horovod ops, …) to compare"
 
-// Estimates every clock domain of every run with two or more of them.
-ClockCheck CheckClocks(const Job& job);
+// Estimates every clock domain of every run with two or more of them, from
+// the collectives the matcher names (match.h).
+ClockCheck CheckClocks(const Job& job, CollectiveMatcher& matcher);
 
 // The clock check's verdicts as diagnostics: CLOCK_SKEW per host beyond its
 // noise (a NOTE once --align clocks moved it), and one NOTE per run naming

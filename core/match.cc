@@ -18,12 +18,13 @@ struct Found {
   int64_t start, end;
   std::string_view key;  // the anchor's, or one in `keys` (a Horovod op's, with its tensor)
   bool seq;
-  bool operator<(const Found& o) const { return end < o.end; }
+  uint32_t source;
 };
-void Anchors(const ParsedSource& s, AnchorTier tier, std::deque<std::string>& keys, std::vector<Found>* out) {
+void Anchors(const ParsedSource& s, uint32_t source, AnchorTier tier, std::deque<std::string>& keys,
+             std::vector<Found>* out) {
   std::unordered_map<uint32_t, int64_t> b_end;  // B event → its E's ts
   bool any_b = false;
-  for (const Anchor& a : s.anchors) any_b |= a.tier == tier && s.events[a.event].ph == 'B';
+  for (const Anchor& a : s.anchors) any_b |= a.tier == tier && a.begin;
   if (any_b) {
     std::unordered_map<uint32_t, std::vector<uint32_t>> open;  // thread → open B events
     for (uint32_t i = 0; i < s.events.size(); i++) {
@@ -39,18 +40,19 @@ void Anchors(const ParsedSource& s, AnchorTier tier, std::deque<std::string>& ke
     }
   }
   for (const Anchor& a : s.anchors) {
+    if (a.tier != tier) continue;
     const Event& e = s.events[a.event];
-    if (a.tier != tier || !e.has_ts) continue;
+    if (!e.has_ts) continue;
     int64_t end = AddNs(e.ts, e.dur);
     std::string_view key = a.key;
-    if (e.ph == 'B') {
+    if (a.begin) {
       auto it = b_end.find(a.event);
       if (it == b_end.end()) continue;  // never ended
       end = it->second;
       const Proc& p = s.procs[s.threads[e.thread].proc];
       key = keys.emplace_back(a.key + '\x1f' + (p.name.empty() ? p.pid_text : p.name));
     }
-    out->push_back({e.ts, end, key, a.seq});
+    out->push_back({e.ts, end, key, a.seq, source});
   }
 }
 
@@ -79,23 +81,28 @@ CollectiveMatcher::CollectiveMatcher(const Job& job) : job_(job), has_(job.sourc
   for (uint32_t i = 0; i < n; i++)
     if (counted(i))
       for (auto [step, ev] : job.sources[i].steps) domain_steps[job.sources[i].identity.domain].push_back(step);
+  std::map<std::string, uint32_t> scopes;  // run, or run + steps → scope
+  const auto scope = [&](std::string name) {
+    return scopes.try_emplace(std::move(name), static_cast<uint32_t>(scopes.size())).first->second;
+  };
   for (auto& [name, list] : members) {
-    Stream st;
-    st.run = job.sources[list[0]].identity.run;
-    st.sources = list;
+    const std::string& run = job.sources[list[0]].identity.run;
     std::vector<int64_t> own;
     for (uint32_t i : list)
       for (auto [step, ev] : job.sources[i].steps) own.push_back(step);
     if (own.empty()) own = domain_steps[job.sources[list[0]].identity.domain];
-    st.steps = StepsText(std::move(own));
-    streams_.push_back(std::move(st));
+    streams_.push_back({scope(run), scope(run + "\x1fsteps " + StepsText(std::move(own))), list});
   }
+}
+
+void CollectiveMatcher::Forget() {
+  for (Named& n : named_) n = Named();
 }
 
 // A collective's identity: its run, its key and — without a Seq — the steps its
 // stream covers and its place among the stream's collectives of that key.
 struct CollectiveId {
-  uint32_t scope;  // run (with a Seq), else run and steps: an index into Name()'s scopes
+  uint32_t scope;  // run (with a Seq), else run and steps: Stream::by_seq, by_place
   uint32_t key;    // an index into Name()'s keys
   uint32_t place;  // UINT32_MAX with a Seq
   bool operator==(const CollectiveId& o) const { return scope == o.scope && key == o.key && place == o.place; }
@@ -106,39 +113,33 @@ struct CollectiveIdHash {
   }
 };
 
-std::vector<CollectiveMatcher::Seen> CollectiveMatcher::Name(
-    AnchorTier tier, const std::function<bool(const std::string& run)>& take, uint32_t* cids) const {
-  std::vector<Seen> seen;
-  std::deque<std::string> made;                         // keys made here (found's views point into them)
-  std::unordered_map<std::string_view, uint32_t> keys;  // each key text once (a job's ranks share them)
-  std::unordered_map<std::string, uint32_t> scope_of;   // run, or run + steps → scope
-  std::unordered_map<CollectiveId, uint32_t, CollectiveIdHash> cid_of;
-  std::vector<uint32_t> place;  // by key: occurrences so far in the stream
-  std::vector<Found> f;
-  std::vector<std::pair<Found, uint32_t>> found;  // (anchor, source)
-  for (const Stream& st : streams_) {
-    if (!take(st.run)) continue;
-    found.clear();
-    for (uint32_t i : st.sources) {
-      f.clear();
-      Anchors(job_.sources[i], tier, made, &f);
-      for (Found& x : f) found.push_back({x, i});
+const std::vector<CollectiveMatcher::Seen>& CollectiveMatcher::Name(AnchorTier tier, uint32_t* cids) {
+  Named& named = named_[static_cast<size_t>(tier)];
+  if (!named.done) {
+    std::deque<std::string> made;                         // keys made here (found's views point into them)
+    std::unordered_map<std::string_view, uint32_t> keys;  // each key text once (a job's ranks share them)
+    std::unordered_map<CollectiveId, uint32_t, CollectiveIdHash> cid_of;
+    std::vector<uint32_t> place;  // by key: occurrences so far in the stream
+    std::vector<Found> found;
+    for (const Stream& st : streams_) {
+      found.clear();
+      for (uint32_t i : st.sources) Anchors(job_.sources[i], i, tier, made, &found);
+      // (usually in order of their ends already: one source, one stream)
+      const auto by_end = [](const Found& a, const Found& b) { return a.end < b.end; };
+      if (!std::is_sorted(found.begin(), found.end(), by_end)) std::stable_sort(found.begin(), found.end(), by_end);
+      std::fill(place.begin(), place.end(), 0);
+      for (const Found& x : found) {
+        const uint32_t key = keys.try_emplace(x.key, static_cast<uint32_t>(keys.size())).first->second;
+        if (key >= place.size()) place.resize(key + 1, 0);
+        const CollectiveId id = x.seq ? CollectiveId{st.by_seq, key, UINT32_MAX} : CollectiveId{st.by_place, key, place[key]++};
+        named.seen.push_back({cid_of.try_emplace(id, static_cast<uint32_t>(cid_of.size())).first->second, x.source, x.start, x.end});
+      }
     }
-    std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    const auto scope = [&](std::string name) {
-      return scope_of.try_emplace(std::move(name), static_cast<uint32_t>(scope_of.size())).first->second;
-    };
-    const uint32_t by_seq = scope(st.run), by_place = scope(st.run + "\x1fsteps " + st.steps);
-    std::fill(place.begin(), place.end(), 0);
-    for (auto& [x, source] : found) {
-      const uint32_t key = keys.try_emplace(x.key, static_cast<uint32_t>(keys.size())).first->second;
-      if (key >= place.size()) place.resize(key + 1, 0);
-      const CollectiveId id = x.seq ? CollectiveId{by_seq, key, UINT32_MAX} : CollectiveId{by_place, key, place[key]++};
-      seen.push_back({cid_of.try_emplace(id, static_cast<uint32_t>(cid_of.size())).first->second, source, x.start, x.end});
-    }
+    named.cids = static_cast<uint32_t>(cid_of.size());
+    named.done = true;
   }
-  *cids = static_cast<uint32_t>(cid_of.size());
-  return seen;
+  *cids = named.cids;
+  return named.seen;
 }
 
 }  // namespace tracemerge

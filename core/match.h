@@ -10,7 +10,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,22 +28,29 @@ class CollectiveMatcher {
     int64_t start;    // when it began there (the rank's arrival)
     int64_t end;      // when it ended there
   };
-  // Every collective of `tier` on the sources whose run `take` says, each named
-  // by its identity; *cids: how many collectives. Seen in stream order, each
-  // stream's in time order.
-  std::vector<Seen> Name(AnchorTier tier, const std::function<bool(const std::string& run)>& take,
-                         uint32_t* cids) const;
+  // Every collective of `tier` in the job, each named by its identity; *cids:
+  // how many. Seen in stream order, each stream's in time order. Named once a
+  // tier (the clock check and the waits both ask) — Forget() once the
+  // sources' times moved.
+  const std::vector<Seen>& Name(AnchorTier tier, uint32_t* cids);
+  void Forget();
   // Whether a source has collectives of any tier.
   bool HasAnchors(uint32_t source) const { return has_[source]; }
 
  private:
   struct Stream {
-    std::string run, steps;  // steps: those it covers ("10-12/3"): its own, else its host's
+    uint32_t by_seq, by_place;  // its collectives' scopes with a Seq (its run), without (its run and steps)
     std::vector<uint32_t> sources;
+  };
+  struct Named {
+    bool done = false;
+    uint32_t cids = 0;
+    std::vector<Seen> seen;
   };
   const Job& job_;
   std::vector<Stream> streams_;
   std::vector<bool> has_;
+  Named named_[3];  // by AnchorTier
 };
 
 }  // namespace tracemerge

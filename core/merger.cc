@@ -11,6 +11,7 @@
 #include "align.h"
 #include "identity.h"
 #include "layout.h"
+#include "match.h"
 #include "parse.h"
 #include "worker_pool.h"
 #include "stages.h"
@@ -191,13 +192,14 @@ Report Merger::Merge(const Sink& sink) {
   lap("identity+clocks");
   plan(1);
   std::vector<Diagnostic> job_notes;
-  AlignSources(job, m.opt, &report, &job_notes);
+  CollectiveMatcher matcher(job);  // (the clock check and the waits name the same collectives)
+  AlignSources(job, m.opt, matcher, &report, &job_notes);
   lap("clock-check+align");
   plan(2);
   {
     std::vector<int32_t> host_of;
     for (const ParsedSource& s : job.sources) host_of.push_back(s.report.clock_host);
-    report.waits = CollectiveWaits(job, report.clock_hosts, host_of);
+    report.waits = CollectiveWaits(job, matcher, report.clock_hosts, host_of);
   }
   lap("waits");
   std::vector<Diagnostic> warnings = TakeWarnings(job);

@@ -74,6 +74,7 @@ struct Anchor {
   uint32_t event = 0;
   AnchorTier tier = AnchorTier::kKernel;
   bool seq = false;  // the key holds the collective's sequence number: its identity, not just its name
+  bool begin = false;  // a B event: it ends at its thread's matching E (else an X: at ts + dur)
   std::string key;   // what names the collective across ranks: group, op, name, Seq when given
 };
 

@@ -2,7 +2,7 @@
 // little-endian, each string or array after its length, in the order of
 // Fields() below, the one list both directions follow:
 //
-//   "tmsrc3" arena_size arena  Fields(path … warnings)
+//   "tmsrc5" arena_size arena  Fields(path … warnings)
 //
 // The templates come first: the importer keeps them where they arrived. The
 // magic names the layout's version; bytes of another version are refused.
@@ -13,7 +13,7 @@
 namespace tracemerge {
 namespace {
 
-constexpr std::string_view kMagic = "tmsrc4";
+constexpr std::string_view kMagic = "tmsrc5";
 
 // Writes what Fields() lists.
 struct Out {
@@ -115,6 +115,7 @@ void Fields(IO& io, S& s) {
     io.Int(a.event);
     io.Int(a.tier);
     io.Int(a.seq);
+    io.Int(a.begin);
     io(a.key);
   });
   io(s.said.base_time);

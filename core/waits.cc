@@ -25,20 +25,21 @@ double Tail(uint32_t n, uint32_t k, double p) {
 
 }  // namespace
 
-Waits CollectiveWaits(const Job& job, const std::vector<HostClock>& hosts, const std::vector<int32_t>& host_of) {
+Waits CollectiveWaits(const Job& job, CollectiveMatcher& matcher, const std::vector<HostClock>& hosts,
+                      const std::vector<int32_t>& host_of) {
   Waits w;
-  const CollectiveMatcher matcher(job);
-  std::vector<CollectiveMatcher::Seen> seen;
+  const std::vector<CollectiveMatcher::Seen>* named = nullptr;
   uint32_t cids = 0;
   size_t tier = 0;
   for (; tier < 2; tier++) {  // kernels, else Horovod ops: the first tier matched across ranks
-    seen = matcher.Name(kTiers[tier], [](const std::string&) { return true; }, &cids);
+    named = &matcher.Name(kTiers[tier], &cids);
     std::vector<uint32_t> count(cids, 0);
     bool shared = false;
-    for (const auto& x : seen) shared |= ++count[x.cid] > 1;
+    for (const auto& x : *named) shared |= ++count[x.cid] > 1;
     if (shared) break;
   }
   if (tier == 2) return w;
+  const std::vector<CollectiveMatcher::Seen>& seen = *named;
   w.from = kTierNames[tier];
   // Ranks: streams (a node's rotated files are one rank).
   std::map<std::string, int32_t> rank_of;  // run + stream → rank

@@ -17,11 +17,14 @@
 
 #include <vector>
 
+#include "match.h"
 #include "stages.h"
 
 namespace tracemerge {
 
-// host_of: each source's host in hosts (the clock check's), or -1.
-Waits CollectiveWaits(const Job& job, const std::vector<HostClock>& hosts, const std::vector<int32_t>& host_of);
+// host_of: each source's host in hosts (the clock check's), or -1. The
+// matcher names the collectives (match.h).
+Waits CollectiveWaits(const Job& job, CollectiveMatcher& matcher, const std::vector<HostClock>& hosts,
+                      const std::vector<int32_t>& host_of);
 
 }  // namespace tracemerge

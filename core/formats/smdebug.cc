@@ -79,7 +79,7 @@ class Smdebug final : public Format {
     if (!(horovod && ph == 'B') && !host_op) return;  // (before SymmetricOp: most events are neither)
     const std::string_view op = SymmetricOp(f.name);
     if (op.empty()) return;
-    s.anchors.push_back({index, horovod ? AnchorTier::kHorovod : AnchorTier::kHostOp, false,
+    s.anchors.push_back({index, horovod ? AnchorTier::kHorovod : AnchorTier::kHostOp, false, ph == 'B',
                          std::string(op) + '\x1f' + std::string(f.name)});
   }
 

@@ -69,6 +69,26 @@ TEST_F(Waiting, APlantedStragglerIsNamedForItsStepsWithTheTimeLost) {
   }
 }
 
+// The waits come after --align clocks moved the hosts (the collectives named
+// again on the moved times): two of three hosts 9 ms ahead — half a step —,
+// moved back, still put every collective in its own step.
+TEST_F(Waiting, AfterAlignClocksEachCollectiveIsInItsOwnStep) {
+  const std::string job = Generate("aligned", "--hosts 3 --ranks-per-host 2 --offsets-us 0,9000,9000 --straggler 1 "
+                                              "--straggler-steps 3-5 --straggler-ms 2 --seed 11");
+  Options options;
+  options.align = Align::kClocks;
+  const MergeResult r = MergeInputs(ReadTree(job), options);
+  ASSERT_FALSE(r.report.fatal);
+  ASSERT_EQ(r.report.clock_hosts.size(), 3u);
+  for (const HostClock& h : r.report.clock_hosts) EXPECT_NE(h.status, HostClock::Status::kUnchecked) << h.host;
+  const Waits& w = r.report.waits;
+  ASSERT_EQ(w.steps.size(), 6u);
+  for (const StepWaits& st : w.steps) {
+    EXPECT_EQ(st.collectives, 8u) << "step " << st.step;
+    EXPECT_EQ(st.straggler, st.step >= 3 && st.step <= 5) << "step " << st.step;
+  }
+}
+
 TEST_F(Waiting, AJobWithoutAStragglerNamesNone) {
   for (int seed = 40; seed < 45; seed++) {
     SCOPED_TRACE(seed);
