@@ -121,6 +121,15 @@ const std::vector<CollectiveMatcher::Seen>& CollectiveMatcher::Name(AnchorTier t
     std::unordered_map<CollectiveId, uint32_t, CollectiveIdHash> cid_of;
     std::vector<uint32_t> place;  // by key: occurrences so far in the stream
     std::vector<Found> found;
+    // The previous stream's collectives, by position: a job's ranks mostly
+    // see the same ones in the same order, so most need no lookup.
+    struct Named1 {
+      std::string_view text;
+      uint32_t key;
+      CollectiveId id;
+      uint32_t cid;
+    };
+    std::vector<Named1> last, now;
     for (const Stream& st : streams_) {
       found.clear();
       for (uint32_t i : st.sources) Anchors(job_.sources[i], i, tier, made, &found);
@@ -128,12 +137,22 @@ const std::vector<CollectiveMatcher::Seen>& CollectiveMatcher::Name(AnchorTier t
       const auto by_end = [](const Found& a, const Found& b) { return a.end < b.end; };
       if (!std::is_sorted(found.begin(), found.end(), by_end)) std::stable_sort(found.begin(), found.end(), by_end);
       std::fill(place.begin(), place.end(), 0);
-      for (const Found& x : found) {
-        const uint32_t key = keys.try_emplace(x.key, static_cast<uint32_t>(keys.size())).first->second;
+      now.clear();
+      for (size_t k = 0; k < found.size(); k++) {
+        const Found& x = found[k];
+        const Named1* before = k < last.size() ? &last[k] : nullptr;
+        const uint32_t key = before && before->text == x.key
+                                 ? before->key
+                                 : keys.try_emplace(x.key, static_cast<uint32_t>(keys.size())).first->second;
         if (key >= place.size()) place.resize(key + 1, 0);
         const CollectiveId id = x.seq ? CollectiveId{st.by_seq, key, UINT32_MAX} : CollectiveId{st.by_place, key, place[key]++};
-        named.seen.push_back({cid_of.try_emplace(id, static_cast<uint32_t>(cid_of.size())).first->second, x.source, x.start, x.end});
+        const uint32_t cid = before && before->id == id
+                                 ? before->cid
+                                 : cid_of.try_emplace(id, static_cast<uint32_t>(cid_of.size())).first->second;
+        named.seen.push_back({cid, x.source, x.start, x.end});
+        now.push_back({x.key, key, id, cid});
       }
+      last.swap(now);
     }
     named.cids = static_cast<uint32_t>(cid_of.size());
     named.done = true;
