@@ -19,6 +19,10 @@
 #            thread count) between the last source parsed and the first byte written
 #   memory:  native peak RSS (/usr/bin/time -v) and the wasm heaps' high-water mark (the
 #            merging instance's plus, while they run, the helpers'), × the input
+#   touch:   what first writing that much memory fresh from the system costs here
+#            (ceiling.cc --touch 256, natively with huge pages as the CLI and in wasm
+#            under Node, scaled to the RSS and the heaps): a merge must hold its events
+#            until it has ordered them, a DOM holds one file at a time
 # The timings take turns run after run: this VM's speed drifts over minutes, and each
 # ratio compares runs made under the same conditions.
 set -euo pipefail
@@ -41,7 +45,7 @@ head="| input MB | DOM native s | + write s | DOM held native s"
 for t in "${threads[@]}"; do head+=" | merge native --threads $t s (× DOM + write)"; done
 head+=" | parse 1→${threads[-1]} threads | plan share | native RSS × input | DOM wasm s"
 for t in "${threads[@]}"; do head+=" | merge wasm $((t - 1)) helpers s (× DOM + write)"; done
-head+=" | wasm heaps × input |"
+head+=" | wasm heaps × input | first touch of the RSS, native s | of the heaps, wasm s |"
 echo "$head"
 echo "$head" | sed 's/[^|]*|/---|/g; s/^---|/|/'
 for size in "${sizes[@]}"; do
@@ -59,6 +63,8 @@ for size in "${sizes[@]}"; do
     for t in "${threads[@]}"; do line+=" $(secs node build/wasm/tracemerge-cli.mjs "$job" -o "$out" --quiet --threads "$t")"; done
     line+=" $(GLIBC_TUNABLES=glibc.malloc.hugetlb=1 build/native/tracemerge_ceiling --dom-all "${files[@]}" | cut -d' ' -f3)"
     line+=" $(copy)"  # (the output of the last merge above)
+    line+=" $(GLIBC_TUNABLES=glibc.malloc.hugetlb=1 build/native/tracemerge_ceiling --touch 256 | cut -d' ' -f3)"
+    line+=" $(node build/wasm/tracemerge-ceiling.cjs --touch 256 | cut -d' ' -f3)"
     echo "$line"
   done)
   column() { awk -v c="$1" '{print $c}' <<<"$times" | median; }
@@ -85,7 +91,9 @@ for size in "${sizes[@]}"; do
   done
   heap=$(TRACEMERGE_STATS=1 node build/wasm/tracemerge-cli.mjs "$job" -o "$out" --quiet --threads "${threads[-1]}" 2>&1 |
          awk '/wasm-heap-bytes/ {print $2}')
-  row+=" | $(printf '%.2f×' "$(calc "$heap / $bytes")") |"
+  row+=" | $(printf '%.2f×' "$(calc "$heap / $bytes")")"
+  row+=" | $(printf %.3f "$(calc "$(column $((5 + 3 * n))) * $rss / 1024 / 256")")"
+  row+=" | $(printf %.3f "$(calc "$(column $((6 + 3 * n))) * $heap / 1048576 / 256")") |"
   echo "$row"
   cmp -s <(build/native/tracemerge "$job" -o - --quiet) <(node build/wasm/tracemerge-cli.mjs "$job" -o - --quiet) \
     || echo "warning: native and wasm outputs differ for $job" >&2

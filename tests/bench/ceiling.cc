@@ -16,9 +16,14 @@
 // per file): reading the whole job and holding it, as a merge that orders
 // every event across files must.
 //   ceiling --dom-all FILE...
+// With --touch, what writing MB of memory fresh from the system costs (the
+// page faults a merge pays for what it holds; a second write costs ~nothing):
+//   ceiling --touch MB
 #include <zlib.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -182,6 +187,18 @@ static uint64_t Dom(simdjson::dom::parser& parser, const simdjson::padded_string
 }
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--touch") {
+    const size_t n = static_cast<size_t>(std::atol(argv[2])) << 20;
+    auto t0 = std::chrono::steady_clock::now();
+    char* p = static_cast<char*>(std::malloc(n));
+    if (!p) return 1;
+    std::memset(p, 1, n);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    sink = static_cast<unsigned char>(p[n / 2]);
+    std::printf("%zu 0 %.6f\n", n, seconds);
+    std::free(p);
+    return 0;
+  }
   uint64_t bytes = 0, events = 0;
   double seconds = 0;
   od::parser parser;
