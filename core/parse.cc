@@ -189,6 +189,10 @@ void SourceParser::Add(Span sp, const EventFields& f, size_t mark) {
     r.metadata_merged++;
     return;
   }
+  if (s_.arena.size() > kMaxTemplateBytes) {  // (1 TB of one file's events: no machine holds them)
+    r.events_dropped++;
+    return s_.Warn(Code::kTooLarge, sp.offset, "this file's events beyond 1 TB; dropped");
+  }
   tracemerge::Event e;
   e.offset = mark;
   e.length = static_cast<uint32_t>(s_.arena.size() - mark);

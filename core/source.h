@@ -38,25 +38,28 @@ struct Thread {  // one original (pid, tid) of one source
 // Async begin/end pairs: no duration; the event's dur slot holds its pair key.
 inline bool IsPairPhase(char ph) { return ph == 'b' || ph == 'e' || ph == 'S' || ph == 'F'; }
 
-// One input event: 40 bytes (a multi-GB job has tens of millions). The
-// window stage sets `keep`, the lanes stage `lane`; the rest is the parse's.
+// One input event: 32 bytes (a multi-GB job has tens of millions, held
+// until written: every byte held is a page touched). The window stage sets
+// `keep`, the lanes stage `lane`; the rest is the parse's.
+constexpr uint64_t kMaxTemplateBytes = uint64_t{1} << 40;  // a source's templates (Event::offset)
 struct Event {
-  Event() : keep(true), has_ts(false), based(false) {}
+  Event() : offset(0), ph(0), lane(0), keep(true), has_ts(false), based(false) {}
   int64_t ts = 0;  // absolute ns once clocks are applied (relative before, and for sources without a clock)
   union {
     int64_t dur = 0;    // ns; read it through Duration()
     uint32_t pair_key;  // IsPairPhase: which async pair it belongs to
   };
-  uint64_t offset = 0;  // of the output template in the source's arena (or store)
+  // (one word; no two threads write fields of one event at once)
+  uint64_t offset : 40;  // of the output template in the source's arena (or store), < kMaxTemplateBytes
+  uint64_t ph : 8;       // its phase, a char
+  uint64_t lane : 8;
+  uint64_t keep : 1;
+  uint64_t has_ts : 1;
+  uint64_t based : 1;  // ts already absolute (smdebug header seen before it)
   uint32_t length = 0;
   uint32_t thread = 0;
-  char ph = 0;
-  uint8_t lane = 0;
-  bool keep : 1;
-  bool has_ts : 1;
-  bool based : 1;  // ts already absolute (smdebug header seen before it)
 };
-static_assert(sizeof(Event) <= 40, "the event grew");
+static_assert(sizeof(Event) == 32, "the event grew");
 
 inline int64_t Duration(const Event& e) { return IsPairPhase(e.ph) ? 0 : e.dur; }
 

@@ -2,7 +2,7 @@
 // little-endian, each string or array after its length, in the order of
 // Fields() below, the one list both directions follow:
 //
-//   "tmsrc5" arena_size arena  Fields(path … warnings)
+//   "tmsrc6" arena_size arena  Fields(path … warnings)
 //
 // The templates come first: the importer keeps them where they arrived. The
 // magic names the layout's version; bytes of another version are refused.
@@ -13,7 +13,7 @@
 namespace tracemerge {
 namespace {
 
-constexpr std::string_view kMagic = "tmsrc5";
+constexpr std::string_view kMagic = "tmsrc6";
 
 // Writes what Fields() lists.
 struct Out {
