@@ -68,16 +68,18 @@ std::vector<int64_t> StepShifts(const Job& job, std::optional<int64_t> step, Rep
   return shifts;
 }
 
-// Clockless sources that nothing placed move where the sources with a clock
-// start — the sources of one recording together (identity.h RecordingOf), by
-// one shift, so that their times stay as they were to each other; a job of
-// relative times only that would start before 0 is moved to start at 0
-// (viewers drop times before 0). One NO_CLOCK per recording.
+// Whether an included source has no clock (PlaceClockless moves it).
 bool AnyClockless(const Job& job) {
   for (const ParsedSource& s : job.sources)
     if (s.report.included && !s.report.absolute) return true;
   return false;
 }
+
+// Clockless sources that nothing placed move where the sources with a clock
+// start — the sources of one recording together (identity.h RecordingOf), by
+// one shift, so that their times stay as they were to each other; a job of
+// relative times only that would start before 0 is moved to start at 0
+// (viewers drop times before 0). One NO_CLOCK per recording.
 void PlaceClockless(Job& job) {
   if (!AnyClockless(job)) return;  // (most jobs have none: no pass over their events)
   auto first_ts = [](const ParsedSource& s) {
