@@ -121,15 +121,15 @@ const std::vector<CollectiveMatcher::Seen>& CollectiveMatcher::Name(AnchorTier t
     std::unordered_map<CollectiveId, uint32_t, CollectiveIdHash> cid_of;
     std::vector<uint32_t> place;  // by key: occurrences so far in the stream
     std::vector<Found> found;
-    // The previous stream's collectives, by position: a job's ranks mostly
-    // see the same ones in the same order, so most need no lookup.
-    struct Named1 {
+    // How the previous stream named each position: a job's ranks mostly see
+    // the same collectives in the same order, so most need no lookup.
+    struct Prior {
       std::string_view text;
       uint32_t key;
       CollectiveId id;
       uint32_t cid;
     };
-    std::vector<Named1> last, now;
+    std::vector<Prior> last, now;
     for (const Stream& st : streams_) {
       found.clear();
       for (uint32_t i : st.sources) Anchors(job_.sources[i], i, tier, made, &found);
@@ -140,7 +140,7 @@ const std::vector<CollectiveMatcher::Seen>& CollectiveMatcher::Name(AnchorTier t
       now.clear();
       for (size_t k = 0; k < found.size(); k++) {
         const Found& x = found[k];
-        const Named1* before = k < last.size() ? &last[k] : nullptr;
+        const Prior* before = k < last.size() ? &last[k] : nullptr;
         const uint32_t key = before && before->text == x.key
                                  ? before->key
                                  : keys.try_emplace(x.key, static_cast<uint32_t>(keys.size())).first->second;
