@@ -38,6 +38,14 @@ calc() { awk "BEGIN { print $* }"; }
 secs() { local t0 t1; rm -f build/bench/out.json; sync; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); calc "$t1 - $t0"; }
 # The phases: "read+parse plan write" seconds, as one word (read:plan:write).
 phase() { rm -f build/bench/out.json; sync; TRACEMERGE_STATS=1 "$@" 2>&1 >/dev/null | awk '/phase-seconds/ {print $3 ":" $5 ":" $7}'; }
+# Runs FN ARGS --threads T for each thread count in this round's order; prints the results
+# (each after a space) in THREADS' order.
+turns() {
+  local fn=$1 t; shift
+  declare -A got=()
+  for t in "${order[@]}"; do got[$t]=$("$fn" "$@" --threads "$t"); done
+  for t in "${threads[@]}"; do printf ' %s' "${got[$t]}"; done
+}
 # Writing the output's bytes again: a plain copy to a new file (page cache, as the merge's).
 copy() { local t0 t1; rm -f build/bench/copy.json; sync; t0=$(date +%s.%N); cp build/bench/out.json build/bench/copy.json; t1=$(date +%s.%N); rm -f build/bench/copy.json; calc "$t1 - $t0"; }
 
@@ -60,15 +68,11 @@ for size in "${sizes[@]}"; do
     # that freed as much memory finds it backed already (~25% faster here, at 191 MB).
     order=("${threads[@]}")
     [ $((round % 2)) = 0 ] && mapfile -t order < <(printf '%s\n' "${threads[@]}" | tac)
-    declare -A native=() phases=() wasm=()
     line="$(GLIBC_TUNABLES=glibc.malloc.hugetlb=1 build/native/tracemerge_ceiling --dom "${files[@]}" | cut -d' ' -f3)"
-    for t in "${order[@]}"; do native[$t]=$(secs build/native/tracemerge "$job" -o "$out" --quiet --threads "$t"); done
-    for t in "${order[@]}"; do phases[$t]=$(phase build/native/tracemerge "$job" -o "$out" --quiet --threads "$t"); done
-    for t in "${threads[@]}"; do line+=" ${native[$t]}"; done
-    for t in "${threads[@]}"; do line+=" ${phases[$t]}"; done
+    line+="$(turns secs build/native/tracemerge "$job" -o "$out" --quiet)"
+    line+="$(turns phase build/native/tracemerge "$job" -o "$out" --quiet)"
     line+=" $(node build/wasm/tracemerge-ceiling.cjs --dom "${files[@]}" | cut -d' ' -f3)"
-    for t in "${order[@]}"; do wasm[$t]=$(secs node build/wasm/tracemerge-cli.mjs "$job" -o "$out" --quiet --threads "$t"); done
-    for t in "${threads[@]}"; do line+=" ${wasm[$t]}"; done
+    line+="$(turns secs node build/wasm/tracemerge-cli.mjs "$job" -o "$out" --quiet)"
     line+=" $(GLIBC_TUNABLES=glibc.malloc.hugetlb=1 build/native/tracemerge_ceiling --dom-all "${files[@]}" | cut -d' ' -f3)"
     line+=" $(copy)"  # (the output of the last merge above)
     line+=" $(GLIBC_TUNABLES=glibc.malloc.hugetlb=1 build/native/tracemerge_ceiling --touch 256 | cut -d' ' -f3)"
