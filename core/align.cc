@@ -170,18 +170,29 @@ void AlignSources(Job& job, const Options& options, CollectiveMatcher& matcher, 
   std::vector<int64_t> shifts(job.sources.size(), 0);
   if (clocks) {
     size_t moved = 0;
+    std::map<std::string, std::string> within;  // run → the checked hosts left where they are
     for (const HostClock& hc : check.hosts) {
-      if (hc.status == HostClock::Status::kChecked) {
+      if (hc.status == HostClock::Status::kChecked && hc.skew) {
         moved++;
         for (uint32_t i : hc.sources) {
           CorrectSource(job.sources[i], hc);
           job.sources[i].report.aligned_ns = SubNs(0, hc.OffsetAt(hc.at_ns));
         }
+      } else if (hc.status == HostClock::Status::kChecked) {
+        // An estimate within its noise (what ranks of one clock differ by) moves nothing.
+        std::string& list = within[hc.run];
+        list += (list.empty() ? "" : "; ") + hc.Label() + " " + SignedMicros(hc.offset_ns) + " ± " +
+                FormatMicros(hc.uncertainty_ns) + " µs";
       } else if (hc.status == HostClock::Status::kUnchecked && check.attempted) {
-        job.sources[hc.sources[0]].Warn(Code::kNote, 0, "--align clocks: " + hc.host + " not moved: " + hc.reason);
+        job.sources[hc.sources[0]].Warn(Code::kNote, 0, "--align clocks: " + hc.Label() + " not moved: " + hc.reason);
       }
     }
-    if (!moved)
+    for (auto& [run, list] : within)
+      warnings->push_back({Code::kNote, "", 0,
+                           "--align clocks" + (job.runs > 1 ? " in " + run : std::string()) +
+                               ": not moved, each within its noise (no clock is off beyond chance and " +
+                               FormatMicros(kSkewFloorNs) + " µs): " + list});
+    if (!moved && within.empty())
       warnings->push_back({Code::kNote, "", 0,
                            check.attempted ? std::string("--align clocks: no host's clock could be checked; nothing moved")
                                            : std::string("--align clocks: ") + kNoCollectives + " across hosts; nothing moved"});

@@ -17,13 +17,12 @@
 namespace tracemerge {
 namespace {
 
-constexpr size_t kTiers = 3;  // AnchorTier's
+constexpr size_t kTiers = 3;  // the AnchorTiers it compares (kTfOp only ties a TF trace to its host)
 constexpr uint32_t kMinAnchors = 3;         // fewer say too little about a clock
 constexpr double kMaxSpreadNs = 50000;      // ends that agree worse than this say nothing of a clock
 constexpr double kMinSigmaNs = 250;         // the times' own grain (whole µs, Perfetto's 256 ns)
 constexpr double kAgreeNs = 10000;          // ends within this of the estimate agree with it, whatever their spread
 constexpr int64_t kMinDriftSpanNs = 100000000;  // a rate needs 0.1 s of collectives (and to stand out of their noise)
-constexpr int64_t kSkewFloorNs = 5000;      // below 5 µs a difference is not worth a warning
 
 const char* TierName(size_t tier) {
   static const char* const kNames[kTiers] = {"NCCL kernels", "Horovod ops", "host-side collectives"};
@@ -245,6 +244,8 @@ int64_t HostClock::OffsetAt(int64_t t) const {
   return AddNs(offset_ns, Ns(rate_ppm * 1e-6 * static_cast<double>(SubNs(t, at_ns))));
 }
 
+std::string HostClock::Label() const { return host_known ? host : host + " (host not known)"; }
+
 int64_t HostClock::Worst() const {
   const int64_t a = OffsetAt(first_ns), b = OffsetAt(last_ns);
   return std::max(a < 0 ? SubNs(0, a) : a, b < 0 ? SubNs(0, b) : b);
@@ -266,6 +267,7 @@ ClockCheck CheckClocks(const Job& job, CollectiveMatcher& matcher) {
       hc.run = s.identity.run;
       const Identity& id = s.identity;
       hc.host = !id.host.empty() ? id.host : id.rank >= 0 ? "rank " + std::to_string(id.rank) : id.node;
+      hc.host_known = !id.host.empty();
       check.hosts.push_back(std::move(hc));
     }
     check.hosts[h].sources.push_back(i);
@@ -524,7 +526,7 @@ void WarnClocks(Job& job, const ClockCheck& check, bool aligned, std::vector<Dia
         mixed = job.sources[r.sources[0]].report.absolute != first.report.absolute;
     if (mixed && !aligned) continue;
     const int64_t off = hc.offset_ns;
-    std::string what = "the clock of " + hc.host +
+    std::string what = "the clock of " + hc.Label() +
                        (hc.sources.size() == 1 ? "" : " (" + std::to_string(hc.sources.size()) + " files)") +
                        (aligned ? " was " : " is ") + FormatMicros(off < 0 ? SubNs(0, off) : off) + " ± " +
                        FormatMicros(hc.uncertainty_ns) + " µs " + (off < 0 ? "behind" : "ahead of") + " that of " +
@@ -548,7 +550,7 @@ void WarnClocks(Job& job, const ClockCheck& check, bool aligned, std::vector<Dia
     std::string text = "clock check" + (job.runs > 1 ? " of " + run : std::string()) + ": could not check " +
                        std::to_string(all.size()) + " host" + (all.size() == 1 ? "" : "s") +
                        (all[0]->reference.empty() ? std::string() : " against " + all[0]->reference) + ": ";
-    for (size_t i = 0; i < list.size() && i < 8; i++) text += (i ? "; " : "") + list[i]->host + " — " + list[i]->reason;
+    for (size_t i = 0; i < list.size() && i < 8; i++) text += (i ? "; " : "") + list[i]->Label() + " — " + list[i]->reason;
     if (list.size() > 8) text += "; … (" + std::to_string(list.size() - 8) + " more in the report)";
     if (quiet) text += "; " + std::to_string(quiet) + (quiet == 1 ? " has " : " have ") + kNoCollectives;
     warnings->push_back({Code::kNote, "", 0, text});

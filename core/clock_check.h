@@ -42,6 +42,10 @@ struct ClockCheck {
   bool attempted = false;            // some run had two clocked hosts with collectives to compare
 };
 
+// Below 5 µs a difference is not worth a warning, nor a move: ranks of one
+// clock end one collective that far apart (the corpus's 8 ranks of one machine: ±4 µs).
+constexpr int64_t kSkewFloorNs = 5000;
+
 // Why a host with no collectives went unchecked (HostClock::collectives false).
 extern const char* const kNoCollectives;  // "no collectives (NCCL kernels, Horovod ops, …) to compare"
 

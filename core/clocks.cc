@@ -15,7 +15,7 @@ std::string TimeBaseText(const TimeBase& tb) {
   switch (tb.kind) {
     case BaseKind::kNone: return "none: times stay relative";  // (align.cc places it, and says so)
     case BaseKind::kSmdebugHeader: return "smdebug header start_time_since_epoch_in_micros=" + tb.value;
-    case BaseKind::kTfSidecar: return "TF sidecar " + tb.value;
+    case BaseKind::kTfSidecar: return "TF sidecar " + tb.value + (tb.why.empty() ? "" : " (" + tb.why + ")");
     case BaseKind::kKinetoBase: return "baseTimeNanoseconds=" + tb.value;
     case BaseKind::kUnixMicros: return "Unix µs in the file";
     case BaseKind::kUnixSeconds: return "Unix seconds in each line";
@@ -44,6 +44,7 @@ void ApplyClocks(Job& job, const std::vector<std::pair<std::string, int64_t>>& o
     const int64_t base = tb.base_ns;
     r.time_base_kind = tb.kind;
     r.time_base_value = tb.value;
+    r.time_base_why = tb.why;
     r.absolute = tb.kind != BaseKind::kNone;
     r.time_base = TimeBaseText(tb);
     for (auto& [pattern, us] : offsets_us)

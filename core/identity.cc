@@ -13,13 +13,25 @@ void IdentifySources(Job& job) {
     if (s.cls.kind == Kind::kSidecar)
       if (auto sc = ParseSidecar(s.path)) job.facts.sidecars.emplace(sc->step_dir, s.path);
   std::set<std::string> runs;
-  for (ParsedSource& s : job.sources) {
-    if (!s.report.included) continue;  // (skipped, filtered out, a sidecar: no events, no identity)
+  auto identify = [&](ParsedSource& s) {
     s.identity = FormatOf(s.cls.format).Identify(s, job.facts);
     s.identity.format = s.cls.format;
     if (s.identity.group.empty())
       s.identity.group = s.identity.rank >= 0 ? s.identity.label : s.identity.node;
     if (!s.identity.run.empty()) runs.insert(s.identity.run);
+    if (!s.identity.host_note.empty()) s.Warn(Code::kNote, 0, s.identity.host_note);
+  };
+  // (skipped, filtered out, a sidecar: no events, no identity.) TF traces last:
+  // which sidecar is theirs may take the other sources' hosts.
+  for (ParsedSource& s : job.sources)
+    if (s.report.included && s.cls.kind != Kind::kTfTrace) identify(s);
+  ChooseTfClocks(job.sources, &job.facts);
+  for (ParsedSource& s : job.sources) {
+    if (!s.report.included || s.cls.kind != Kind::kTfTrace) continue;
+    identify(s);
+    auto it = job.facts.tf_clocks.find(s.path);
+    if (it != job.facts.tf_clocks.end() && it->second.code != Code::kOk)
+      s.Warn(it->second.code, 0, "placed by TF sidecar " + it->second.sidecar + ": " + it->second.why);
   }
   job.runs = runs.size();
   std::map<std::pair<std::string, std::string>, uint32_t> domains;  // (run, host or stream) → domain

@@ -12,8 +12,7 @@ namespace tracemerge {
 namespace {
 
 // One anchor's start and end: an X's ts and ts + dur; a B's ts and its
-// matching E's (per thread, in file order). A Horovod op's key gets its tensor
-// (its pid's name).
+// matching E's (MatchingEnds). A Horovod op's key gets its tensor (TensorKey).
 struct Found {
   int64_t start, end;
   std::string_view key;  // the anchor's, or one in `keys` (a Horovod op's, with its tensor)
@@ -22,23 +21,10 @@ struct Found {
 };
 void Anchors(const ParsedSource& s, uint32_t source, AnchorTier tier, std::deque<std::string>& keys,
              std::vector<Found>* out) {
-  std::unordered_map<uint32_t, int64_t> b_end;  // B event → its E's ts
+  std::unordered_map<uint32_t, uint32_t> b_end;  // B event → its E
   bool any_b = false;
   for (const Anchor& a : s.anchors) any_b |= a.tier == tier && a.begin;
-  if (any_b) {
-    std::unordered_map<uint32_t, std::vector<uint32_t>> open;  // thread → open B events
-    for (uint32_t i = 0; i < s.events.size(); i++) {
-      const Event& e = s.events[i];
-      if (e.ph == 'B') {
-        open[e.thread].push_back(i);
-      } else if (e.ph == 'E') {
-        auto& stack = open[e.thread];
-        if (stack.empty()) continue;
-        b_end[stack.back()] = e.ts;
-        stack.pop_back();
-      }
-    }
-  }
+  if (any_b) b_end = MatchingEnds(s);
   for (const Anchor& a : s.anchors) {
     if (a.tier != tier) continue;
     const Event& e = s.events[a.event];
@@ -48,9 +34,8 @@ void Anchors(const ParsedSource& s, uint32_t source, AnchorTier tier, std::deque
     if (a.begin) {
       auto it = b_end.find(a.event);
       if (it == b_end.end()) continue;  // never ended
-      end = it->second;
-      const Proc& p = s.procs[s.threads[e.thread].proc];
-      key = keys.emplace_back(a.key + '\x1f' + (p.name.empty() ? p.pid_text : p.name));
+      end = s.events[it->second].ts;
+      key = keys.emplace_back(TensorKey(s, a));
     }
     out->push_back({e.ts, end, key, a.seq, source});
   }
@@ -66,12 +51,39 @@ std::string StepsText(std::vector<int64_t> steps) {
 
 }  // namespace
 
+std::unordered_map<uint32_t, uint32_t> MatchingEnds(const ParsedSource& s) {
+  std::unordered_map<uint32_t, uint32_t> end;
+  std::unordered_map<uint32_t, std::vector<uint32_t>> open;  // thread → open B events
+  for (uint32_t i = 0; i < s.events.size(); i++) {
+    const Event& e = s.events[i];
+    if (e.ph == 'B') {
+      open[e.thread].push_back(i);
+    } else if (e.ph == 'E') {
+      auto& stack = open[e.thread];
+      if (stack.empty()) continue;
+      end[stack.back()] = i;
+      stack.pop_back();
+    }
+  }
+  return end;
+}
+
+std::string TensorKey(const ParsedSource& s, const Anchor& a) {
+  const Proc& p = s.procs[s.threads[s.events[a.event].thread].proc];
+  return a.key + '\x1f' + (p.name.empty() ? p.pid_text : p.name);
+}
+
 CollectiveMatcher::CollectiveMatcher(const Job& job) : job_(job), has_(job.sources.size(), false) {
   const size_t n = job.sources.size();
   auto counted = [&](uint32_t i) { return job.sources[i].report.included && !job.sources[i].events.empty(); };
   std::map<std::string, std::vector<uint32_t>> members;  // run + stream → sources
+  auto collectives = [&](uint32_t i) {  // (a TF trace's own record of Horovod ops ties it to its host, no more)
+    for (const Anchor& a : job.sources[i].anchors)
+      if (a.tier != AnchorTier::kTfOp) return true;
+    return false;
+  };
   for (uint32_t i = 0; i < n; i++)
-    if (counted(i) && !job.sources[i].anchors.empty()) {
+    if (counted(i) && collectives(i)) {
       members[job.sources[i].identity.run + '\x1f' + job.sources[i].identity.stream].push_back(i);
       has_[i] = true;
     }

@@ -11,11 +11,18 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "stages.h"
 
 namespace tracemerge {
+
+// Each B event of s → its matching E (per thread, in file order).
+std::unordered_map<uint32_t, uint32_t> MatchingEnds(const ParsedSource& s);
+// A B anchor's key with its tensor — a Horovod op's pid is named after it:
+// "allreduce\x1fALLREDUCE\x1fAdam_Allreduce/HorovodAllreduce_grad_0".
+std::string TensorKey(const ParsedSource& s, const Anchor& a);
 
 class CollectiveMatcher {
  public:

@@ -114,6 +114,7 @@ struct SourceReport {
   std::string time_base;        // how ts became absolute Unix µs
   BaseKind time_base_kind = BaseKind::kNone;
   std::string time_base_value;  // what it was read from: "1594662597687738", a sidecar's name, "" 
+  std::string time_base_why;    // why that one, where there was a choice (a TF trace's sidecar), else ""
   bool absolute = false;        // false: relative times (NO_CLOCK)
   Identity identity;            // who recorded it (identity.h)
   int64_t offset_us = 0;        // manual offset applied
@@ -131,7 +132,8 @@ struct HostClock {
     kChecked,    // measured; offset (and rate) stand
     kUnchecked,  // could not be told (reason)
   };
-  std::string run, host;          // host: identity's, else the source's node
+  std::string run, host;          // host: identity's, else (not known) "rank 3" or the source's node
+  bool host_known = true;         // a host was said (else it is a rank's or a file's clock, not a host's)
   std::vector<uint32_t> sources;  // job.sources indices, in path order
   Status status = Status::kUnchecked;
   bool collectives = false;       // it has collectives to compare (else, unchecked, there was nothing to check)
@@ -150,6 +152,7 @@ struct HostClock {
 
   int64_t OffsetAt(int64_t t) const;  // its clock minus the reference's at t (ns, its clock)
   int64_t Worst() const;              // the largest |offset| over its matched span
+  std::string Label() const;          // what to call it: "algo-2", "rank 3 (host not known)"
 };
 
 // Who waits for whom (waits.h): per rank and per step, the time spent waiting

@@ -32,6 +32,7 @@ const char* CodeName(Code code) {
     case Code::kCancelled: return "CANCELLED";
     case Code::kOutOfMemory: return "OUT_OF_MEMORY";
     case Code::kAbort: return "ABORT";
+    case Code::kUnsureClock: return "UNSURE_CLOCK";
   }
   return "?";
 }
@@ -40,6 +41,7 @@ Severity SeverityOf(Code code) {
   switch (code) {
     case Code::kOk: case Code::kSkipped: case Code::kNote: return Severity::kNote;
     case Code::kTruncated: case Code::kBadEvent: case Code::kNoClock: case Code::kClockSkew: case Code::kEmptyWindow:
+    case Code::kUnsureClock:
       return Severity::kWarning;
     case Code::kBadJson: case Code::kBadGzip: case Code::kNotATrace: case Code::kTooLarge: case Code::kTooDeep:
     case Code::kUnknownStep: case Code::kUsage: case Code::kIo: case Code::kCancelled: case Code::kOutOfMemory:
@@ -85,10 +87,10 @@ std::string WindowText(const Report& r) {
   return s;
 }
 
-// {"format":"kineto","run":"job","host":"host-b","host_from":"host_name","rank":3,"device":"","domain":2}
+// {"format":"kineto","run":"job","host":"host-b","host_from":"host_name","host_note":"","rank":3,"device":"","domain":2}
 std::string IdentityJson(const Identity& id) {
   return "{\"format\":" + Quote(FormatName(id.format)) + ",\"run\":" + Quote(id.run) + ",\"host\":" + Quote(id.host) +
-         ",\"host_from\":" + Quote(id.host_from) + ",\"rank\":" + std::to_string(id.rank) +
+         ",\"host_from\":" + Quote(id.host_from) + ",\"host_note\":" + Quote(id.host_note) + ",\"rank\":" + std::to_string(id.rank) +
          ",\"device\":" + Quote(id.device) + ",\"domain\":" + std::to_string(id.domain) + "}";
 }
 
@@ -97,7 +99,8 @@ const char* StatusName(HostClock::Status st) {
 }
 
 std::string HostClockJson(const HostClock& h) {
-  std::string s = "{\"run\":" + Quote(h.run) + ",\"host\":" + Quote(h.host) + ",\"sources\":" +
+  std::string s = "{\"run\":" + Quote(h.run) + ",\"host\":" + Quote(h.host) +
+                  ",\"host_known\":" + (h.host_known ? "true" : "false") + ",\"label\":" + Quote(h.Label()) + ",\"sources\":" +
                   std::to_string(h.sources.size()) + ",\"status\":" + Quote(StatusName(h.status)) +
                   ",\"reference\":" + Quote(h.reference) + ",\"collectives\":" + (h.collectives ? "true" : "false");
   if (h.status == HostClock::Status::kUnchecked) return s + ",\"reason\":" + Quote(h.reason) + "}";
@@ -128,7 +131,7 @@ std::string ClockSummary(const std::vector<HostClock>& hosts) {
       quiet++;
       continue;
     }
-    s += "  " + (runs.size() > 1 ? h.run + " · " : "") + h.host + ": ";
+    s += "  " + (runs.size() > 1 ? h.run + " · " : "") + h.Label() + ": ";
     if (h.status == HostClock::Status::kReference) {
       s += "the reference\n";
     } else if (h.status == HostClock::Status::kUnchecked) {
@@ -278,7 +281,7 @@ std::string Report::ToJson() const {
          ",\"metadata_unused\":" + std::to_string(r.metadata_unused) + ",\"time_base\":" + Quote(r.time_base) +
          ",\"time_base_kind\":" + Quote(BaseKindName(r.time_base_kind)) +
          ",\"time_base_label\":" + Quote(BaseKindLabel(r.time_base_kind)) +
-         ",\"time_base_value\":" + Quote(r.time_base_value) + ",\"identity\":" + (r.included ? IdentityJson(r.identity) : "null") +
+         ",\"time_base_value\":" + Quote(r.time_base_value) + ",\"time_base_why\":" + Quote(r.time_base_why) + ",\"identity\":" + (r.included ? IdentityJson(r.identity) : "null") +
          ",\"absolute\":" + (r.absolute ? "true" : "false") + ",\"offset_us\":" + std::to_string(r.offset_us) +
          ",\"aligned_us\":" + FormatMicros(r.aligned_ns) + ",\"placed_us\":" + FormatMicros(r.placed_ns) +
          ",\"clock_host\":" + std::to_string(r.clock_host);

@@ -72,6 +72,8 @@ enum class AnchorTier : uint8_t {
   kKernel,    // an NCCL/RCCL kernel on a GPU stream (ncclDevKernel_*, ncclKernel_*)
   kHorovod,   // a Horovod op (ALLREDUCE, …) in an smdebug timeline; ends at its E
   kHostOp,    // record_param_comms / nccl:* on the CPU (they end when launched: used only when they agree)
+  kTfOp,      // a TF trace's own record of a Horovod op ("<tensor>:HorovodAllreduce"): ties the trace to its
+              // host's Horovod timeline (tf_profiler.cc), not a collective the clock check compares
 };
 struct Anchor {
   uint32_t event = 0;

@@ -30,7 +30,8 @@ enum class Code {
   kCancelled,      // the caller cancelled the merge (progress callback returned false)
   kOutOfMemory,    // the wasm heap is exhausted (set by the JS glue after an abort)
   kAbort,          // the wasm module stopped for another reason (set by the JS glue)
-  kLast = kAbort,  // (not a code: the last one, for lists of them)
+  kUnsureClock,    // a time base chosen among several that disagree (a TF trace's sidecars): a guess
+  kLast = kUnsureClock,  // (not a code: the last one, for lists of them)
 };
 
 // "TRUNCATED", "BAD_JSON", … — the enumerator's name in capitals, words

@@ -15,10 +15,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "kinds.h"
+#include "status.h"
 
 namespace tracemerge {
 
@@ -35,6 +37,7 @@ struct Identity {
   std::string run;             // an smdebug job's root, else the dropped folder; "" for files given by themselves
   std::string host;            // the machine whose clock wrote it; "" when nothing says
   const char* host_from = "";  // what says so: "host_name", "file name", "node id", "NodeId", "TF sidecar"
+  std::string host_note;       // why a name that says a host was not believed ("" when none was): a NOTE
   int64_t rank = -1;           // the rank it says it is (-1: not said)
   std::string device;          // the device it says it recorded ("GPU 0"), or ""
   std::string node;            // the name its tracks carry: smdebug's node id, the file's label
@@ -59,6 +62,7 @@ struct TimeBase {
   BaseKind kind = BaseKind::kNone;
   int64_t base_ns = 0;  // added to the times read relative
   std::string value;    // what it was read from: "1594662597687738", the sidecar's name, …
+  std::string why;      // why that one, where there was a choice: "the step folder's only sidecar", …
 };
 
 // Which marks are steps: every source's own kind; the job takes the first
@@ -70,9 +74,21 @@ enum class StepKind : uint8_t {
 };
 const char* StepKindText(StepKind kind);  // "pythontimeline step_num", "PyTorch ProfilerStep#N slices"
 
+// A TF trace's clock: the sidecar chosen among its step folder's, and why
+// (tf_profiler.h ChooseTfClocks; DESIGN.md "Who recorded what").
+struct TfClock {
+  std::string sidecar;         // its file's name
+  int64_t start_us = 0;        // the start it names: the trace's time 0
+  std::string host;            // the host it ties the trace to; "" when nothing does
+  const char* host_from = "";  // "TF sidecar": its node is the trace's host, or the folder's only one; "Horovod ops": they line up
+  std::string why;             // "the sidecar of its own host", "its Horovod ops line up with algo-2's …", …
+  Code code = Code::kOk;       // kNote (host unknown) or kUnsureClock (a guess): said once, on the trace
+};
+
 // What the formats need to know of the other files of the job.
 struct JobFacts {
   std::multimap<std::string, std::string> sidecars;  // TF step folder → its .metadata files' paths (one per node)
+  std::map<std::string, TfClock> tf_clocks;          // TF trace path → its clock, when its folder has sidecars
 };
 
 // What a format that reads its lines itself gets from the parse (parse.cc).
@@ -136,7 +152,12 @@ const Format& TfProfilerFormat();     // tf_profiler.cc: TF traces and their .me
 const Format& SystemMetricsFormat();  // system_metrics.cc: smdebug's system metrics (JSON lines)
 const Format& KinetoFormat();         // kineto.cc: PyTorch profiler traces
 const Format& ChromeFormat();         // chrome.cc: any other Chrome/Perfetto trace-event JSON
-// "ip-10-0-0-7_4242.1700000000123456789.pt.trace.json.gz" → "ip-10-0-0-7" (PyTorch's default name); else "".
-std::string KinetoHostOfFileName(std::string_view base);
+// PyTorch's default trace name, "<host>_<pid>.<stamp>.pt.trace.json[.gz]", read (kineto.cc believes it
+// only when the trace agrees): "ip-10-0-0-7_4242.1700000000123456789.pt.trace.json.gz"
+// → {"ip-10-0-0-7", "4242", "1700000000123456789"}; a name not of that pattern → nullopt.
+struct KinetoName {
+  std::string host, pid, stamp;
+};
+std::optional<KinetoName> ParseKinetoName(std::string_view base);
 
 }  // namespace tracemerge

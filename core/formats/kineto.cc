@@ -4,13 +4,19 @@
 // streams, record_param_comms and nccl:* ops on the CPU (PyTorch records the
 // process group, the collective's name and its sequence number on them).
 // PyTorch's trace handler names a file "<host>_<pid>.<ns>.pt.trace.json[.gz]"
-// (its worker name, then the time): the host when the trace does not say it.
+// (its worker name, then time.time_ns()): the host when the trace does not
+// say it — and the trace agrees (its pid is one of the trace's, its stamp a
+// nanosecond one, not before the trace); else the host is not known.
 //
-//   "ranks/ip-10-0-0-7_4242.1700000000123456789.pt.trace.json.gz", {"distributedInfo":{"rank":3},…}
+//   "ranks/ip-10-0-0-7_4242.1700000000123456789.pt.trace.json.gz", {"distributedInfo":{"rank":3},…} with pid 4242
 //     → host "ip-10-0-0-7" (file name), rank 3, label "rank 3 · ip-10-0-0-7"
+//   "job/worker0_step_12.1694128201545.pt.trace.json" (pids 59811…; a ms stamp) → host not known, rank 0
 //   {"ph":"X","name":"ncclDevKernel_AllReduce_Sum_f32_RING_LL(…)",…}  → an anchor (kernel, allreduce)
 //   {"ph":"X","name":"record_param_comms","args":{"Collective name":"allreduce","Seq":7,
 //    "Process Group Name":"0"}}  → an anchor (host op) whose key holds its Seq
+#include <algorithm>
+#include <vector>
+
 #include "event_parser.h"
 #include "formats/collectives.h"
 #include "formats/format.h"
@@ -19,6 +25,25 @@
 #include "tokenizer.h"
 
 namespace tracemerge {
+
+std::optional<KinetoName> ParseKinetoName(std::string_view base) {
+  constexpr std::string_view kExt = ".pt.trace.json";
+  if (EndsWith(base, ".gz")) base.remove_suffix(3);
+  if (!EndsWith(base, kExt)) return std::nullopt;
+  base.remove_suffix(kExt.size());
+  const size_t dot = base.rfind('.');
+  if (dot == std::string_view::npos || !AllDigits(base.substr(dot + 1)) || base.size() - dot - 1 < 10 ||
+      base.size() - dot - 1 > 19)
+    return std::nullopt;
+  const std::string_view worker = base.substr(0, dot);
+  const size_t under = worker.rfind('_');
+  if (under == std::string_view::npos || under == 0 || !AllDigits(worker.substr(under + 1)) ||
+      worker.size() - under - 1 > 10)
+    return std::nullopt;
+  return KinetoName{std::string(worker.substr(0, under)), std::string(worker.substr(under + 1)),
+                    std::string(base.substr(dot + 1))};
+}
+
 namespace {
 
 // A top-level string as text; "" when it is not one (or is too long for a name).
@@ -92,7 +117,7 @@ class Kineto final : public Format {
 
   TimeBase Clock(const ParsedSource& s, const JobFacts& job) const override {
     if (s.said.base_time.empty()) return ChromeFormat().Clock(s, job);
-    return {BaseKind::kKinetoBase, ParseScaled(s.said.base_time, 1).value_or(0), s.said.base_time};
+    return {BaseKind::kKinetoBase, ParseScaled(s.said.base_time, 1).value_or(0), s.said.base_time, ""};
   }
 
   Identity Identify(const ParsedSource& s, const JobFacts& job) const override {
@@ -101,9 +126,16 @@ class Kineto final : public Format {
     if (!s.said.host.empty()) {
       id.host = s.said.host;
       id.host_from = "host_name";
-    } else if (std::string host = HostOfFileName(BaseName(s.path)); !host.empty()) {
-      id.host = std::move(host);
-      id.host_from = "file name";
+    } else if (std::optional<KinetoName> name = ParseKinetoName(BaseName(s.path))) {
+      // A name is evidence: believed only when the trace agrees with it.
+      std::string why_not = WhyNotBelieved(*name, s, Clock(s, job));
+      if (why_not.empty()) {
+        id.host = name->host;
+        id.host_from = "file name";
+      } else {
+        id.host_note = "the file name reads as PyTorch's default <host>_<pid>.<ns> (host \"" + name->host +
+                       "\"), but " + why_not + ": its host is not known";
+      }
     }
     if (id.rank >= 0) id.label = "rank " + std::to_string(id.rank) + (id.host.empty() ? "" : " · " + id.host);
     // The device: the one GPU its processes' labels name ("GPU 1"), if one.
@@ -115,21 +147,27 @@ class Kineto final : public Format {
     return id;
   }
 
-  // "<host>_<pid>.<time>.pt.trace.json[.gz]", as PyTorch's trace handler names
-  // files (its default worker name is "<host>_<pid>") → "<host>"; else "".
-  static std::string HostOfFileName(std::string_view base) {
-    constexpr std::string_view kExt = ".pt.trace.json";
-    if (EndsWith(base, ".gz")) base.remove_suffix(3);
-    if (!EndsWith(base, kExt)) return "";
-    base.remove_suffix(kExt.size());
-    const size_t dot = base.rfind('.');
-    if (dot == std::string_view::npos || !AllDigits(base.substr(dot + 1)) || base.size() - dot - 1 < 10) return "";
-    const std::string_view worker = base.substr(0, dot);
-    const size_t under = worker.rfind('_');
-    if (under == std::string_view::npos || under == 0 || !AllDigits(worker.substr(under + 1)) ||
-        worker.size() - under - 1 > 10)
-      return "";
-    return std::string(worker.substr(0, under));
+  // What in the trace contradicts its PyTorch-style name, or "": its pid must
+  // be a pid of its events, its stamp a nanosecond one (time.time_ns(), 19
+  // digits), written once the trace was recorded (not before its first event).
+  static std::string WhyNotBelieved(const KinetoName& name, const ParsedSource& s, const TimeBase& tb) {
+    std::vector<std::string> why;
+    bool pid_seen = false;
+    for (const Proc& p : s.procs) pid_seen |= p.pid_text == name.pid;
+    if (!pid_seen) why.push_back(name.pid + " is no pid of its events");
+    if (name.stamp.size() != 19) {
+      why.push_back(name.stamp + " is not a nanosecond stamp (" + std::to_string(name.stamp.size()) + " digits, not 19)");
+    } else if (tb.kind != BaseKind::kNone) {
+      int64_t first = INT64_MAX;
+      for (const Event& e : s.events)
+        if (e.has_ts && e.ph != 'M') first = std::min(first, e.based ? e.ts : AddNs(e.ts, tb.base_ns));
+      const int64_t stamp = ParseScaled(name.stamp, 1).value_or(0);
+      if (first != INT64_MAX && stamp < SubNs(first, 1000000000))
+        why.push_back("its stamp " + name.stamp + " is before the trace's first event");
+    }
+    std::string text;
+    for (size_t i = 0; i < why.size(); i++) text += (i ? " and " : "") + why[i];
+    return text;
   }
 };
 
@@ -139,7 +177,5 @@ const Format& KinetoFormat() {
   static const Kineto format;
   return format;
 }
-
-std::string KinetoHostOfFileName(std::string_view base) { return Kineto::HostOfFileName(base); }
 
 }  // namespace tracemerge

@@ -1,14 +1,19 @@
 // TensorFlow's profiler traces as smdebug stores them:
 // "<job>/framework/tensorflow/detailed_profiling/<hour>/<step:09d>/plugins/profile/<date>/<host>.trace.json.gz",
 // with relative float µs. The absolute start comes only from the empty
-// sidecar "<step folder>/<node id>_<start_us>_<end_us>.metadata", which also
-// names the node (smdebug's "<rank or pid>-<host>") that wrote the trace.
+// sidecar "<step folder>/<node id>_<start_us>_<end_us>.metadata", named by the
+// node (smdebug's "<rank or pid>-<host>") that wrote it — where several nodes
+// profiled a step, one per node, and on SageMaker the node's host ("algo-2")
+// is not the machine's hostname TF names its trace after: which sidecar is a
+// trace's is decided by ChooseTfClocks (tf_profiler_clock.cc).
 //
 //   …/000000000/80807-8c859046be41_1596659864545103_1596659864854168.metadata  → kind tf_metadata
 //   …/000000000/plugins/profile/2020_08_05_13_37_44/8c859046be41.trace.json.gz
 //     → kind tf_trace, node "8c859046be41"; clock +1596659864545103 µs, host "8c859046be41" (TF sidecar)
 #include "formats/tf_profiler.h"
 
+#include "event_parser.h"
+#include "formats/collectives.h"
 #include "formats/format.h"
 #include "numbers.h"
 #include "source.h"
@@ -38,44 +43,42 @@ class TfProfiler final : public Format {
     return true;
   }
 
+  // "<tensor>:HorovodAllreduce" — the op Horovod's timeline names its pid after — is kept to tie the
+  // trace to its host (ChooseTfClocks), under the key that timeline's anchors have (match.h TensorKey).
+  void ReadEvent(ParsedSource& s, uint32_t index, char ph, const EventFields& f) const override {
+    if (ph != 'X') return;
+    const size_t colon = f.name.rfind(':');
+    if (colon == std::string_view::npos || colon == 0) return;
+    const std::string_view type = f.name.substr(colon + 1);
+    for (std::string_view op : {"ALLREDUCE", "ALLGATHER", "REDUCESCATTER"}) {
+      constexpr std::string_view kHorovod = "Horovod";
+      if (type.size() != kHorovod.size() + op.size() || type.substr(0, kHorovod.size()) != kHorovod ||
+          SymmetricOp(type.substr(kHorovod.size())) != SymmetricOp(op))
+        continue;
+      s.anchors.push_back({index, AnchorTier::kTfOp, false, false,
+                           std::string(SymmetricOp(op)) + '\x1f' + std::string(op) + '\x1f' + std::string(f.name.substr(0, colon))});
+      return;
+    }
+  }
+
   TimeBase Clock(const ParsedSource& s, const JobFacts& job) const override {
-    const std::optional<Sidecar> sc = SidecarOf(s, job);
-    if (!sc) return {};
-    return {BaseKind::kTfSidecar, MicrosToNs(sc->start_us), sc->name};
+    auto it = job.tf_clocks.find(s.path);
+    if (it == job.tf_clocks.end()) return {};
+    return {BaseKind::kTfSidecar, MicrosToNs(it->second.start_us), it->second.sidecar, it->second.why};
   }
 
   Identity Identify(const ParsedSource& s, const JobFacts& job) const override {
     Identity id;
     id.run = SmdebugRun(s.path, s.in_folder);
     id.node = s.cls.node;
-    if (const std::optional<Sidecar> sc = SidecarOf(s, job)) {
-      id.host = HostOfNodeId(sc->node);
-      id.host_from = "TF sidecar";
-    } else {
-      id.host = s.cls.node;
-      id.host_from = "file name";
+    auto it = job.tf_clocks.find(s.path);
+    if (it != job.tf_clocks.end() && !it->second.host.empty()) {
+      id.host = it->second.host;
+      id.host_from = it->second.host_from;
     }
     id.stream = "tf_trace " + s.cls.node;  // a node's profiled steps, one after another
     id.label = s.cls.node + " · tf_trace";
     return id;
-  }
-
- private:
-  // The sidecar of s's step folder — where several nodes profiled that step,
-  // the one whose node is on s's host (its file's name).
-  static std::optional<Sidecar> SidecarOf(const ParsedSource& s, const JobFacts& job) {
-    auto [lo, hi] = job.sidecars.equal_range(TfStepDir(s.path));
-    std::optional<Sidecar> only, same_host;
-    size_t n = 0;
-    for (auto it = lo; it != hi; ++it) {
-      auto sc = ParseSidecar(it->second);
-      if (!sc) continue;
-      sc->name = std::string(BaseName(it->second));
-      n++;
-      if (!only) only = sc;
-      if (!same_host && HostOfNodeId(sc->node) == s.cls.node) same_host = sc;
-    }
-    return same_host ? same_host : n == 1 ? only : std::nullopt;
   }
 };
 

@@ -2,12 +2,14 @@
 //   ParseSidecar("j/000000000/80807-host_1596659864545103_1596659864854168.metadata")
 //     → {step_dir "j/000000000", node "80807-host", start_us 1596659864545103, end_us 1596659864854168}
 //   TfStepDir("j/000000000/plugins/profile/2020_08_05/host.trace.json.gz") → "j/000000000"
+//   ChooseTfClocks: which of a step folder's sidecars places each of its traces (tf_profiler_clock.cc)
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tracemerge {
 
@@ -20,5 +22,14 @@ struct Sidecar {
 };
 std::optional<Sidecar> ParseSidecar(std::string_view path);
 std::string TfStepDir(std::string_view path);
+
+// Every included TF trace's clock among its step folder's sidecars
+// (facts->sidecars), and the host it ties the trace to, into facts->tf_clocks
+// (tf_profiler_clock.cc says the rules). The other sources' identities must be
+// set: a trace is tied to a host by lining its Horovod ops up with that host's
+// Horovod timeline.
+struct ParsedSource;
+struct JobFacts;
+void ChooseTfClocks(const std::vector<ParsedSource>& sources, JobFacts* facts);
 
 }  // namespace tracemerge

@@ -149,7 +149,7 @@ def write_kineto(a, rng, steps, hosts, world):
                 continue
             for s, ev in zip(steps, per_step):  # PyTorch's trace handler: "<host>_<pid>.<ns>.pt.trace.json"
                 ns = int((a.base_us + w(s["end"])) * 1000) + rank
-                path = os.path.join(a.out, '%s_%d.%d.pt.trace.json' % (host, 4000 + rank, ns))
+                path = os.path.join(a.out, "%s_%d.%d.pt.trace.json" % (host, 1000 + rank, ns))  # (pid: its CPU process's)
                 os.makedirs(a.out, exist_ok=True)
                 with open(path, 'w') as f:
                     json.dump(kineto_trace(a, rank, world, host, meta + ev, False), f)

@@ -64,15 +64,16 @@ TEST_F(Identities, TwoRunsOfOneNodeNeverShareATrackAndSayWhichRun) {
 }
 
 TEST_F(Identities, AKinetoFileNamedByPyTorchIsGroupedUnderItsHost) {
-  // Two ranks of one machine and one of another, as PyTorch's trace handler names them (no host_name inside).
-  auto trace = [](int rank, double ts) {
+  // Two ranks of one machine and one of another, as PyTorch's trace handler names them (no host_name
+  // inside): "<host>_<pid>.<ns>", the pid its process's — the trace agrees with its name.
+  auto trace = [](int rank, double ts, int pid) {
     return Gzip("{\"schemaVersion\":1,\"distributedInfo\":{\"rank\":" + std::to_string(rank) +
                 "},\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"ts\":" + std::to_string(ts) +
-                ",\"dur\":1,\"pid\":1,\"tid\":1}],\"baseTimeNanoseconds\":1700000000000000000}");
+                ",\"dur\":1,\"pid\":" + std::to_string(pid) + ",\"tid\":1}],\"baseTimeNanoseconds\":1700000000000000000}");
   };
-  const MergeResult r = MergeInputs({{"job/gpu-node-1_4101.1700000000123456789.pt.trace.json.gz", trace(0, 5), true},
-                                     {"job/gpu-node-1_4102.1700000000123456790.pt.trace.json.gz", trace(1, 6), true},
-                                     {"job/gpu-node-2_977.1700000000123456800.pt.trace.json.gz", trace(2, 7), true}},
+  const MergeResult r = MergeInputs({{"job/gpu-node-1_4101.1700000000123456789.pt.trace.json.gz", trace(0, 5, 4101), true},
+                                     {"job/gpu-node-1_4102.1700000000123456790.pt.trace.json.gz", trace(1, 6, 4102), true},
+                                     {"job/gpu-node-2_977.1700000000123456800.pt.trace.json.gz", trace(2, 7, 977), true}},
                                     {});
   ASSERT_FALSE(r.report.fatal);
   ASSERT_EQ(r.report.sources.size(), 3u);
@@ -87,7 +88,27 @@ TEST_F(Identities, AKinetoFileNamedByPyTorchIsGroupedUnderItsHost) {
   EXPECT_NE(r.report.sources[0].identity.domain, r.report.sources[2].identity.domain);
   EXPECT_EQ(r.report.sources[1].identity.group, "rank 1 · gpu-node-1") << "what the page groups by";
   EXPECT_EQ(r.report.clock_hosts.size(), 2u);
+  EXPECT_TRUE(r.report.clock_hosts[0].host_known);
   EXPECT_NE(r.output.find("\"rank 1 · gpu-node-1 · "), std::string::npos);
+
+  // The same names over traces whose processes are others (the names are a user's, "<x>_step_<n>"):
+  // no host is made up — three ranks, a clock each, a NOTE each saying why.
+  const MergeResult n = MergeInputs({{"job/gpu-node-1_4101.1700000000123456789.pt.trace.json.gz", trace(0, 5, 59811), true},
+                                     {"job/gpu-node-1_4102.1700000000123456790.pt.trace.json.gz", trace(1, 6, 59812), true},
+                                     {"job/gpu-node-2_977.1700000000123456800.pt.trace.json.gz", trace(2, 7, 59813), true}},
+                                    {});
+  ASSERT_FALSE(n.report.fatal);
+  for (const SourceReport& s : n.report.sources) {
+    EXPECT_EQ(s.identity.host, "") << s.path;
+    EXPECT_NE(s.identity.host_note.find("is no pid of its events"), std::string::npos) << s.identity.host_note;
+  }
+  EXPECT_EQ(n.report.sources[1].identity.group, "rank 1");
+  ASSERT_EQ(n.report.clock_hosts.size(), 3u) << "a clock per rank";
+  EXPECT_FALSE(n.report.clock_hosts[1].host_known);
+  EXPECT_EQ(n.report.clock_hosts[1].Label(), "rank 1 (host not known)");
+  size_t notes = 0;
+  for (const Diagnostic& d : n.report.warnings) notes += d.code == Code::kNote && d.message.find("its host is not known") != std::string::npos;
+  EXPECT_EQ(notes, 3u);
 }
 
 // Two ranks per host (node ids "<rank>-<host>"), with the host's system

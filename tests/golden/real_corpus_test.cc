@@ -60,10 +60,14 @@ TEST(RealCorpus, EverythingMergesNothingIsLost) {
   MergeResult r = MergeInputs(inputs, {});
   ASSERT_FALSE(r.report.fatal);
 
+  // The JSON traces (XSpace .xplane.pb files are not read yet: reported as skipped, below).
+  auto json = [](const Input& in) {
+    return in.name.find(".tsv") == std::string::npos && in.name.find(".xplane.pb") == std::string::npos;
+  };
   PhaseCounts expected, got;
   size_t traces = 0;
   for (const Input& in : inputs)
-    if (in.name.find(".tsv") == std::string::npos) {
+    if (json(in)) {
       EXPECT_TRUE(CountInput(in, &expected)) << in.name;
       traces++;
     }
@@ -117,7 +121,7 @@ TEST(RealCorpus, EverythingMergesNothingIsLost) {
   // No pid shared by two files: the pids of the files merged one by one add up.
   size_t separate = 0;
   for (const Input& in : inputs) {
-    if (in.name.find(".tsv") != std::string::npos) continue;
+    if (!json(in)) continue;
     separate += Pids(MergeInputs({in}, {}).output).size();
   }
   EXPECT_EQ(separate, used.size());
@@ -126,6 +130,7 @@ TEST(RealCorpus, EverythingMergesNothingIsLost) {
   // or left out with its empty process: nothing vanishes unaccounted.
   size_t included = 0;
   for (const SourceReport& s : r.report.sources) {
+    if (s.path.find(".xplane.pb") != std::string::npos) EXPECT_EQ(s.kind, Kind::kSkipped) << s.path << ": listed, not lost";
     if (!s.included) continue;
     included++;
     EXPECT_EQ(s.events_read,

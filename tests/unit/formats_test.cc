@@ -122,26 +122,140 @@ TEST(Smdebug, PythontimelineStepsAndAHeaderThatIsNotANumber) {
 
 // ---- TF profiler --------------------------------------------------------------------------
 
-TEST(TfProfiler, TheSidecarOfItsHostGivesItsClockAndNode) {
-  const std::string dir = "job/framework/tensorflow/detailed_profiling/2020080513/000000000";
-  ParsedSource s = Parse(dir + "/plugins/profile/2020_08_05/host-b.trace.json.gz",
-                         R"J({"displayTimeUnit":"ns","traceEvents":[{"ph":"X","name":"MatMul","pid":1,"tid":1,"ts":5.5,"dur":1}]})J");
+// A job of parsed sources, identified as IdentifySources does (non-TF first,
+// then the TF traces' sidecars chosen): the TF traces' clocks in facts.
+struct TfJob {
+  std::vector<ParsedSource> sources;
+  JobFacts facts;
+  void Sidecar(const std::string& path) { facts.sidecars.emplace(ParseSidecar(path)->step_dir, path); }
+  const TfClock* Decide(const std::string& trace) {
+    for (ParsedSource& s : sources) {
+      s.report.included = true;  // (as the merge admits them)
+      if (s.cls.kind != Kind::kTfTrace) s.identity = IdentityOf(s, facts);
+    }
+    ChooseTfClocks(sources, &facts);
+    auto it = facts.tf_clocks.find(trace);
+    return it == facts.tf_clocks.end() ? nullptr : &it->second;
+  }
+};
+const std::string kStep = "job/framework/tensorflow/detailed_profiling/2020091312/000000005";
+std::string TfTrace(const std::string& ops) {
+  return R"J({"displayTimeUnit":"ns","traceEvents":[{"ph":"X","name":"MatMul","pid":1,"tid":1,"ts":5.5,"dur":1})J" + ops + "]}";
+}
+
+TEST(TfProfiler, TheSidecarOfItsHostElseTheStepFoldersOnlyOne) {
+  const std::string path = kStep + "/plugins/profile/2020_09_13/host-b.trace.json.gz";
+  TfJob job;
+  job.sources.push_back(Parse(path, TfTrace("")));
+  const ParsedSource& s = job.sources[0];
   EXPECT_EQ(s.cls.format, FormatId::kTfProfiler);
   EXPECT_EQ(s.cls.kind, Kind::kTfTrace);
   EXPECT_EQ(s.cls.node, "host-b");
-  JobFacts facts;  // two nodes profiled this step
-  facts.sidecars.emplace(dir, dir + "/3-host-a_1596659864000000_1596659864100000.metadata");
-  facts.sidecars.emplace(dir, dir + "/7-host-b_1596659865000000_1596659865100000.metadata");
-  const TimeBase tb = FormatOf(s.cls.format).Clock(s, facts);
+  job.Sidecar(kStep + "/3-host-a_1596659864000000_1596659864100000.metadata");
+  job.Sidecar(kStep + "/7-host-b_1596659865000000_1596659865100000.metadata");
+  const TfClock* c = job.Decide(path);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->sidecar, "7-host-b_1596659865000000_1596659865100000.metadata");
+  EXPECT_EQ(c->why, "the sidecar of its own host");
+  const TimeBase tb = FormatOf(s.cls.format).Clock(s, job.facts);
   EXPECT_EQ(tb.kind, BaseKind::kTfSidecar);
   EXPECT_EQ(tb.base_ns, int64_t{1596659865000000} * 1000);
   EXPECT_EQ(tb.value, "7-host-b_1596659865000000_1596659865100000.metadata");
-  const Identity id = IdentityOf(s, facts);
+  Identity id = IdentityOf(s, job.facts);
   EXPECT_EQ(id.host, "host-b");
   EXPECT_STREQ(id.host_from, "TF sidecar");
   EXPECT_EQ(id.run, "job");
-  EXPECT_EQ(FormatOf(s.cls.format).Clock(s, {}).kind, BaseKind::kNone) << "without a sidecar: no clock";
-  EXPECT_STREQ(IdentityOf(s).host_from, "file name");
+
+  TfJob only;  // SageMaker: the node's host is not TF's host name, but it is the step's only sidecar
+  only.sources.push_back(Parse(path, TfTrace("")));
+  only.Sidecar(kStep + "/0-algo-2_1596659864000000_1596659864100000.metadata");
+  c = only.Decide(path);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->why, "the step folder's only sidecar");
+  EXPECT_EQ(IdentityOf(only.sources[0], only.facts).host, "algo-2");
+
+  TfJob none;
+  none.sources.push_back(Parse(path, TfTrace("")));
+  EXPECT_EQ(none.Decide(path), nullptr);
+  EXPECT_EQ(FormatOf(s.cls.format).Clock(none.sources[0], none.facts).kind, BaseKind::kNone) << "without a sidecar: no clock";
+  EXPECT_EQ(IdentityOf(none.sources[0], none.facts).host, "") << "TF's file name alone says no host";
+}
+
+// Three nodes profiled step 5; TF names its trace "ip-10-0-0-9", no node's
+// name. Its HorovodAllreduce ops end where algo-3's timeline ends those
+// tensors' ALLREDUCE — placed by algo-3's sidecar; by the others', 900 and 500 µs off.
+TEST(TfProfiler, AmongSeveralSidecarsTheHostItsHorovodOpsLineUpWith) {
+  const std::string path = kStep + "/plugins/profile/2020_09_13/ip-10-0-0-9.trace.json.gz";
+  const int64_t start[] = {1600000000000000, 1600000000000400, 1600000000000900};  // algo-1, -2, -3
+  // ALLREDUCE of grad_k ends on every node at one instant, algo-3's start + 1000 k + 300 (clocks in sync):
+  // each node's timeline says it relative to its own start.
+  auto horovod = [&](int node) {
+    const int64_t skew_us = start[2] - start[node];
+    std::string text = R"J([{"name":"process_name","ph":"M","pid":0,"args":{"start_time_since_epoch_in_micros":)J" +
+                       std::to_string(start[node]) + "}}";
+    for (int k = 0; k < 4; k++) {
+      text += R"J(,{"name":"process_name","ph":"M","pid":)J" + std::to_string(k + 1) +
+              R"J(,"args":{"name":"Adam/HorovodAllreduce_grad_)J" + std::to_string(k) + "\"}}";
+      text += R"J(,{"name":"ALLREDUCE","ph":"B","pid":)J" + std::to_string(k + 1) + ",\"ts\":" + std::to_string(1000 * k + 100) + "}";
+      text += R"J(,{"ph":"E","pid":)J" + std::to_string(k + 1) + ",\"ts\":" + std::to_string(1000 * k + 300 + skew_us) + "}";
+    }
+    return text + "]";
+  };
+  std::string ops;
+  for (int k = 0; k < 4; k++)  // (relative to the trace's start: the same as the node's header here)
+    ops += R"J(,{"ph":"X","name":"Adam/HorovodAllreduce_grad_)J" + std::to_string(k) + R"J(:HorovodAllreduce","pid":1,"tid":2,"ts":)J" +
+           std::to_string(1000 * k + 50) + ",\"dur\":" + std::to_string(252 + k % 2) + "}";
+  TfJob job;
+  for (int n = 0; n < 3; n++)
+    job.sources.push_back(Parse("job/framework/pevents/2020091312/1_" + std::to_string(n) + "-algo-" + std::to_string(n + 1) +
+                                "_horovod_timeline.json", horovod(n)));
+  job.sources.push_back(Parse(path, TfTrace(ops)));
+  for (int n = 0; n < 3; n++)
+    job.Sidecar(kStep + "/" + std::to_string(n) + "-algo-" + std::to_string(n + 1) + "_" + std::to_string(start[n]) + "_" +
+                std::to_string(start[n] + 5000) + ".metadata");
+  EXPECT_EQ(job.sources[3].anchors.size(), 4u);
+  const TfClock* c = job.Decide(path);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->host, "algo-3");
+  EXPECT_STREQ(c->host_from, "Horovod ops");
+  EXPECT_EQ(c->start_us, start[2]);
+  EXPECT_EQ(c->code, Code::kOk);
+  EXPECT_NE(c->why.find("line up with algo-3's timeline"), std::string::npos) << c->why;
+  EXPECT_EQ(IdentityOf(job.sources[3], job.facts).host, "algo-3");
+
+  // Where the nodes started the step together, the ops cannot tell them apart:
+  // the sidecars agree (within 1% of the window) — that time, no host.
+  TfJob together;
+  for (int n = 0; n < 3; n++) together.sources.push_back(Parse("job/framework/pevents/2020091312/1_" + std::to_string(n) + "-algo-" +
+                                                               std::to_string(n + 1) + "_horovod_timeline.json", horovod(n)));
+  together.sources.push_back(Parse(path, TfTrace(ops)));
+  for (int n = 0; n < 3; n++)
+    together.Sidecar(kStep + "/" + std::to_string(n) + "-algo-" + std::to_string(n + 1) + "_" + std::to_string(start[2] + n) + "_" +
+                     std::to_string(start[2] + 5000) + ".metadata");
+  c = together.Decide(path);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->host, "");
+  EXPECT_EQ(c->code, Code::kNote);
+  EXPECT_EQ(c->sidecar, "0-algo-1_1600000000000900_1600000000005900.metadata");
+  EXPECT_NE(c->why.find("agree within 2 µs"), std::string::npos) << c->why;
+}
+
+// Nothing ties a trace without Horovod ops; sidecars 400 and 900 µs apart in a
+// 5 ms window do not agree: smdebug's rule (the first), UNSURE_CLOCK naming the spread.
+TEST(TfProfiler, SidecarsThatDisagreeAndNothingTiesAreAGuessSaidSo) {
+  const std::string path = kStep + "/plugins/profile/2020_09_13/ip-10-0-0-9.trace.json.gz";
+  TfJob job;
+  job.sources.push_back(Parse(path, TfTrace("")));
+  job.Sidecar(kStep + "/1-algo-2_1600000000000400_1600000000005400.metadata");
+  job.Sidecar(kStep + "/0-algo-1_1600000000000000_1600000000005000.metadata");
+  job.Sidecar(kStep + "/2-algo-3_1600000000000900_1600000000005900.metadata");
+  const TfClock* c = job.Decide(path);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->sidecar, "0-algo-1_1600000000000000_1600000000005000.metadata") << "the first by name";
+  EXPECT_EQ(c->host, "");
+  EXPECT_EQ(c->code, Code::kUnsureClock);
+  EXPECT_NE(c->why.find("start up to 900 µs apart"), std::string::npos) << c->why;
+  EXPECT_NE(c->why.find("it has no Horovod ops"), std::string::npos) << c->why;
 }
 
 TEST(TfProfiler, SidecarNamesAndStepFolders) {
@@ -217,19 +331,43 @@ TEST(Kineto, TopLevelKeysStepsAndCollectives) {
   EXPECT_EQ(IdentityOf(g).device, "GPU 1");
 }
 
-TEST(Kineto, PyTorchsDefaultFileNameSaysTheHost) {
-  EXPECT_EQ(KinetoHostOfFileName("ip-10-0-0-7_4242.1700000000123456789.pt.trace.json.gz"), "ip-10-0-0-7");
-  EXPECT_EQ(KinetoHostOfFileName("node_a.b_17.1694128201545.pt.trace.json"), "node_a.b") << "ms, as older PyTorch";
-  EXPECT_EQ(KinetoHostOfFileName("rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"), "") << "not its pattern";
-  EXPECT_EQ(KinetoHostOfFileName("host_12.1700000000123456789.json"), "");
-  EXPECT_EQ(KinetoHostOfFileName("_12.1700000000123456789.pt.trace.json"), "");
-  ParsedSource s = Parse("job/gpu-7_4242.1700000000123456789.pt.trace.json.gz",
-                         R"J({"schemaVersion":1,"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1}],
-                             "distributedInfo":{"rank":5}})J");
-  const Identity id = IdentityOf(s);
+TEST(Kineto, PyTorchsDefaultFileNameIsReadAsHostPidAndStamp) {
+  const auto name = ParseKinetoName("ip-10-0-0-7_4242.1700000000123456789.pt.trace.json.gz");
+  ASSERT_TRUE(name);
+  EXPECT_EQ(name->host, "ip-10-0-0-7");
+  EXPECT_EQ(name->pid, "4242");
+  EXPECT_EQ(name->stamp, "1700000000123456789");
+  EXPECT_EQ(ParseKinetoName("node_a.b_17.1694128201545.pt.trace.json")->host, "node_a.b") << "the pattern; believed or not later";
+  EXPECT_FALSE(ParseKinetoName("rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz")) << "not its pattern";
+  EXPECT_FALSE(ParseKinetoName("host_12.1700000000123456789.json"));
+  EXPECT_FALSE(ParseKinetoName("_12.1700000000123456789.pt.trace.json"));
+}
+
+// The name says a host only when the trace agrees: its pid is one of the
+// trace's and its stamp a nanosecond one, not before the trace.
+TEST(Kineto, AFileNameSaysTheHostOnlyWhenTheTraceAgrees) {
+  const char* kTrace = R"J({"schemaVersion":1,"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1,"pid":4242,"tid":1}],
+                           "distributedInfo":{"rank":5},"baseTimeNanoseconds":1700000000000000000})J";
+  ParsedSource s = Parse("job/gpu-7_4242.1700000000123456789.pt.trace.json.gz", kTrace);
+  Identity id = IdentityOf(s);
   EXPECT_EQ(id.host, "gpu-7");
   EXPECT_STREQ(id.host_from, "file name");
+  EXPECT_EQ(id.host_note, "");
   EXPECT_EQ(id.label, "rank 5 · gpu-7");
+
+  id = IdentityOf(Parse("job/worker0_step_12.1700000000123456789.pt.trace.json", kTrace));
+  EXPECT_EQ(id.host, "") << "12 is no pid of the trace";
+  EXPECT_STREQ(id.host_from, "");
+  EXPECT_NE(id.host_note.find("12 is no pid of its events"), std::string::npos) << id.host_note;
+  EXPECT_EQ(id.label, "rank 5") << "a rank, not a made-up host";
+
+  id = IdentityOf(Parse("job/gpu-7_4242.1694128201545.pt.trace.json", kTrace));
+  EXPECT_EQ(id.host, "") << "a millisecond stamp";
+  EXPECT_NE(id.host_note.find("not a nanosecond stamp (13 digits, not 19)"), std::string::npos) << id.host_note;
+
+  id = IdentityOf(Parse("job/gpu-7_4242.1600000000000000000.pt.trace.json", kTrace));
+  EXPECT_EQ(id.host, "") << "a stamp three years before the trace it names";
+  EXPECT_NE(id.host_note.find("before the trace's first event"), std::string::npos) << id.host_note;
 }
 
 TEST(Kineto, ABadBaseTimeIsIgnoredWithAWarning) {
