@@ -34,7 +34,7 @@ namespace {
 
 constexpr size_t kMinTied = 3;           // a trace's ops matched on a host, at least, to tie it there
 constexpr double kClearlyBetter = 4;     // the next host's median distance, at least this many times the best's
-constexpr int64_t kMinMarginNs = 20000;  // … and this much more
+constexpr int64_t kMinMarginNs = 5000;   // … and this much more (ranks of one clock end an op ±4 µs apart)
 constexpr int64_t kAgreeShare = 100;     // sidecars agree within 1/kAgreeShare of the profiled window
 
 std::string Micros(int64_t ns) { return FormatMicros(ns) + " µs"; }

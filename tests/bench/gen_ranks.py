@@ -9,6 +9,7 @@ tests, the benchmarks, and trying --align by hand.
         [--base-us N] [--seed S] [--format kineto|smdebug] [--no-seq] [--no-clock]
         [--files-per-step] [--decoys N] [--broadcasts]
         [--straggler RANK --straggler-steps 3-5 --straggler-ms 2] [--metrics] [--tf]
+        [--sagemaker [--tf-steps 5-12] [--tf-untied H]]
 
 Every rank runs the same steps. At each collective every rank arrives at its
 own time (up to --arrival-us apart; a straggler --straggler-ms later in its
@@ -36,10 +37,19 @@ plus its offset plus its drift (ppm of the time since the job's start).
   ops per step at unrelated times; --metrics system metrics per host
   (system/incremental/…/<epoch>.<host>.json); --tf a TF trace per host with
   its .metadata sidecar naming the host's first node.
+--sagemaker: --format smdebug as SageMaker lays a multi-node TF job out: hosts
+  algo-1 … (node ids "<rank>-algo-N"), and for each step in --tf-steps a step
+  folder detailed_profiling/<hour>/<step:09d>/ holding every host's sidecar
+  (named by its first node, the start its own: when it began the step, on its
+  clock) and every host's TF trace, named by a machine hostname
+  ("ip-10-0-3-17", no node's name): its ops, and a "HorovodAllreduce_grad_<c>:
+  HorovodAllreduce" op per collective ending as its first rank's ALLREDUCE does
+  — none on host --tf-untied (nothing in it ties it to its host).
 
 Writes OUT_DIR.truth.json (beside the job, not in it): each host's offset and
 drift, the ranks, each collective's true end and each rank's arrival, each
-step's true start, the straggler.
+step's true start, the straggler, and (--sagemaker) each TF trace's host,
+hostname, sidecar and start.
 """
 import argparse
 import gzip
@@ -159,6 +169,7 @@ def write_smdebug(a, rng, steps, hosts, world):
     hour = os.path.join(a.out, 'framework/pevents/2020091312')
     os.makedirs(hour, exist_ok=True)
     job_end = steps[-1]["end"]
+    ends = {}  # (rank, step, collective) → when its ALLREDUCE ended there (true time): the TF ops end with it
     for h, host in enumerate(hosts):
         w = clock(a, h)
         for r in range(a.ranks_per_host):
@@ -177,6 +188,7 @@ def write_smdebug(a, rng, steps, hosts, world):
                 for c, coll in enumerate(s["colls"]):
                     arrive = coll["arrivals"][rank]
                     end_at = coll["end"] + rng.uniform(-a.jitter_us, a.jitter_us)
+                    ends[(rank, s["step"], c)] = end_at
                     hv.append('{"name": "NEGOTIATE_ALLREDUCE", "pid": %d, "ph": "B", "ts": %d}' % (c + 1, rel(arrive - 45)))
                     hv.append('{"pid": %d, "ph": "E", "ts": %d}' % (c + 1, rel(arrive - 25)))
                     hv.append('{"name": "ALLREDUCE", "pid": %d, "ph": "B", "ts": %d}' % (c + 1, rel(arrive - 20)))
@@ -203,6 +215,8 @@ def write_smdebug(a, rng, steps, hosts, world):
                 t += 100000
             with open(os.path.join(folder, '%d.%s.json' % ((a.base_us + a.offsets[h]) // 1000000, host)), 'w') as f:
                 f.write('\n'.join(lines) + '\n')
+        if a.sagemaker:
+            continue
         if a.tf:
             step_dir = os.path.join(a.out, 'framework/tensorflow/detailed_profiling/2020091312/000000001')
             prof = os.path.join(step_dir, 'plugins/profile/2020_09_13_12_00_00')
@@ -214,6 +228,52 @@ def write_smdebug(a, rng, steps, hosts, world):
                 json.dump({"displayTimeUnit": "ns", "traceEvents": ev}, f)
             node = '%d-%s' % (h * a.ranks_per_host, host)
             open(os.path.join(step_dir, '%s_%d_%d.metadata' % (node, start, start + 1000)), 'w').close()
+    if a.sagemaker:
+        return write_sagemaker_tf(a, rng, steps, hosts, ends)
+
+
+def write_sagemaker_tf(a, rng, steps, hosts, ends):
+    """SageMaker's TF detailed profiling: every node profiles the same steps, so a
+    step folder holds one sidecar per node, named by its node id ("0-algo-2": the
+    host from the resource config), and one trace per node, named by the
+    machine's hostname ("ip-10-0-3-17"), which is no node's name. A node starts
+    profiling the step when it starts it (its own moment, on its own clock)."""
+    names = ['ip-10-0-%d-%d' % (rng.randint(0, 255), rng.randint(2, 254)) for _ in hosts]
+    lo, hi = (int(x) for x in a.tf_steps.split('-'))
+    truth = []
+    for s in steps:
+        if not lo <= s["step"] <= hi:
+            continue
+        step_dir = os.path.join(a.out, 'framework/tensorflow/detailed_profiling/2020091312/%09d' % s["step"])
+        prof = os.path.join(step_dir, 'plugins/profile/2020_09_13_12_%02d_00' % (s["step"] % 60))
+        os.makedirs(prof, exist_ok=True)
+        for h, host in enumerate(hosts):
+            w = clock(a, h)
+            rank = h * a.ranks_per_host  # (the node that profiles: the host's first rank)
+            began = s["start"] + rng.uniform(20, 400)
+            start_us = a.base_us + int(w(began))
+            end_us = a.base_us + int(w(s["end"]))
+            rel = lambda t: round(a.base_us + w(t) - start_us, 3)
+            ev = [{"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "/host:CPU"}}]
+            t = began + 30
+            while t < s["end"] - 300:  # the host's own ops, through the step
+                dur = rng.uniform(5, 120)
+                ev.append({"ph": "X", "pid": 1, "tid": 7, "name": "MatMul:MatMul", "ts": rel(t), "dur": round(w(t + dur) - w(t), 3)})
+                t += dur + rng.uniform(50, 400)
+            if h != a.tf_untied:
+                for c, coll in enumerate(s["colls"]):
+                    t0, t1 = coll["arrivals"][rank] - 20, ends[(rank, s["step"], c)] + 2
+                    ev.append({"ph": "X", "pid": 1, "tid": 8, "name": "HorovodAllreduce_grad_%d:HorovodAllreduce" % c,
+                               "ts": rel(t0), "dur": round(w(t1) - w(t0), 3)})
+            path = os.path.join(prof, '%s.trace.json.gz' % names[h])
+            with gzip.open(path, 'wt') as f:
+                json.dump({"displayTimeUnit": "ns", "metadata": {"highres-ticks": True}, "traceEvents": ev}, f)
+            sidecar = '%d-%s_%d_%d.metadata' % (rank, host, start_us, end_us)
+            open(os.path.join(step_dir, sidecar), 'w').close()
+            truth.append({"path": os.path.relpath(path, os.path.dirname(a.out.rstrip('/'))), "host": host,
+                          "hostname": names[h], "sidecar": sidecar, "start_us": start_us, "step": s["step"],
+                          "tied": h != a.tf_untied})
+    return truth
 
 
 def main():
@@ -242,6 +302,9 @@ def main():
     ap.add_argument('--straggler-ms', type=float, default=2.0)
     ap.add_argument('--metrics', action='store_true')
     ap.add_argument('--tf', action='store_true')
+    ap.add_argument('--sagemaker', action='store_true')
+    ap.add_argument('--tf-steps', default='0-1000000')
+    ap.add_argument('--tf-untied', type=int, default=-1)
     a = ap.parse_args()
     rng = random.Random(a.seed)
     a.offsets = [float(x) for x in a.offsets_us.split(',')]
@@ -252,7 +315,10 @@ def main():
     world = a.hosts * a.ranks_per_host
     steps = plan(a, rng, world)
     hosts = ['host-%s' % (chr(ord('a') + h) if h < 26 else str(h)) for h in range(a.hosts)]
-    (write_smdebug if a.format == 'smdebug' else write_kineto)(a, rng, steps, hosts, world)
+    if a.sagemaker:
+        a.format = 'smdebug'
+        hosts = ['algo-%d' % (h + 1) for h in range(a.hosts)]
+    tf = (write_smdebug if a.format == 'smdebug' else write_kineto)(a, rng, steps, hosts, world)
     with open(a.out.rstrip('/') + '.truth.json', 'w') as f:
         json.dump({"hosts": hosts, "offsets_us": a.offsets[:a.hosts], "drift_ppm": a.drifts[:a.hosts],
                    "ranks": [{"rank": h * a.ranks_per_host + r, "host": hosts[h]}
@@ -262,6 +328,7 @@ def main():
                    "collectives": [{"step": s["step"], "end_us": c["end"], "arrivals_us": c["arrivals"]}
                                    for s in steps for c in s["colls"]],
                    "step_starts_us": [s["start"] for s in steps],
+                   "tf": tf or [],
                    "straggler": None if a.straggler is None else
                    {"rank": a.straggler, "steps": [a.straggler_lo, a.straggler_hi], "ms": a.straggler_ms}}, f)
 

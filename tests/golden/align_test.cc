@@ -284,6 +284,10 @@ TEST_F(ClockCheck, WhereTheDataCannotTellTheHostIsNamedUncheckedWithTheReason) {
 }
 
 // The real 8-rank, one-host V100 job: every rank within a few µs of 0, no warning.
+// Its files are named "worker0_step_12.1694128201545.pt.trace.json.gz": PyTorch's
+// pattern, but 12 is no pid of the traces and the stamp is in ms — no host is
+// made up from them: eight ranks, each its own clock, checked and waited for
+// per rank; --align clocks moves none of them by estimates within their noise.
 TEST_F(ClockCheck, TheCorpusEightRankJobAgreesWithinMicroseconds) {
   const MergeResult r = MergeInputs(ReadTree(Corpus("real/pytorch_kineto_multirank")), {});
   ASSERT_FALSE(r.report.fatal);
@@ -292,7 +296,26 @@ TEST_F(ClockCheck, TheCorpusEightRankJobAgreesWithinMicroseconds) {
   for (const HostClock& h : r.report.clock_hosts) {
     EXPECT_NE(h.status, HostClock::Status::kUnchecked) << h.host << ": " << h.reason;
     EXPECT_LT(std::abs(h.offset_ns), 5000) << h.host;
+    EXPECT_FALSE(h.host_known) << h.host;
+    EXPECT_EQ(h.Label().rfind("rank ", 0), 0u) << h.Label();
+    EXPECT_NE(h.Label().find("(host not known)"), std::string::npos) << h.Label();
   }
+  for (const SourceReport& s : r.report.sources) {
+    EXPECT_EQ(s.identity.host, "") << s.path;
+    EXPECT_NE(s.identity.host_note.find("12 is no pid of its events"), std::string::npos) << s.identity.host_note;
+    EXPECT_NE(s.identity.host_note.find("not a nanosecond stamp"), std::string::npos) << s.identity.host_note;
+  }
+  EXPECT_EQ(r.report.waits.ranks.size(), 8u) << "the waits still run, per rank";
+  EXPECT_EQ(r.report.Summary().find("worker0_step"), r.report.Summary().find("worker0_step_12")) << "no host named worker0_step";
+
+  Options o;
+  o.align = Align::kClocks;
+  const MergeResult a = MergeInputs(ReadTree(Corpus("real/pytorch_kineto_multirank")), o);
+  ASSERT_FALSE(a.report.fatal);
+  for (const SourceReport& s : a.report.sources) EXPECT_EQ(s.aligned_ns, 0) << s.path << ": moved by noise";
+  bool said = false;
+  for (const Diagnostic& d : a.report.warnings) said |= d.message.find("--align clocks: not moved, each within its noise") == 0;
+  EXPECT_TRUE(said);
 }
 
 // One step per file, on one machine (PyTorch's default file names): one host,
