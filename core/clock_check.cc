@@ -376,7 +376,7 @@ ClockCheck CheckClocks(const Job& job, CollectiveMatcher& matcher) {
         found = refs.emplace(run, best).first;
         done[best] = true;
         check.hosts[best].status = HostClock::Status::kReference;
-        for (uint32_t h : members) check.hosts[h].reference = check.hosts[best].host;
+        for (uint32_t h : members) check.hosts[h].reference = check.hosts[best].Label();
       }
       const uint32_t ref = found->second;
       // The hosts estimated so far (in better tiers too) are what the next ones are measured through.
@@ -479,7 +479,7 @@ ClockCheck CheckClocks(const Job& job, CollectiveMatcher& matcher) {
       else if (found == refs.end())
         why[h] = "it shares no collective with another host (the same group and Seq, or the same steps profiled)";
       else
-        why[h] = "it shares no collective with " + check.hosts[found->second].host + " or the hosts checked against it";
+        why[h] = "it shares no collective with " + check.hosts[found->second].Label() + " or the hosts checked against it";
     }
   }
   // Results.

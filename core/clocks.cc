@@ -15,7 +15,7 @@ std::string TimeBaseText(const TimeBase& tb) {
   switch (tb.kind) {
     case BaseKind::kNone: return "none: times stay relative";  // (align.cc places it, and says so)
     case BaseKind::kSmdebugHeader: return "smdebug header start_time_since_epoch_in_micros=" + tb.value;
-    case BaseKind::kTfSidecar: return "TF sidecar " + tb.value + (tb.why.empty() ? "" : " (" + tb.why + ")");
+    case BaseKind::kTfSidecar: return "TF sidecar " + tb.value + (tb.detail.empty() ? "" : " (" + tb.detail + ")");
     case BaseKind::kKinetoBase: return "baseTimeNanoseconds=" + tb.value;
     case BaseKind::kUnixMicros: return "Unix µs in the file";
     case BaseKind::kUnixSeconds: return "Unix seconds in each line";

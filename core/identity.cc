@@ -31,7 +31,7 @@ void IdentifySources(Job& job) {
     identify(s);
     auto it = job.facts.tf_clocks.find(s.path);
     if (it != job.facts.tf_clocks.end() && it->second.code != Code::kOk)
-      s.Warn(it->second.code, 0, "placed by TF sidecar " + it->second.sidecar + ": " + it->second.why);
+      s.Warn(it->second.code, 0, "placed by TF sidecar " + it->second.sidecar + ": " + it->second.detail);
   }
   job.runs = runs.size();
   std::map<std::pair<std::string, std::string>, uint32_t> domains;  // (run, host or stream) → domain

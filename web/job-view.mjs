@@ -80,11 +80,11 @@ export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
     el.alignClocks.hidden = !off.length;
     el.skewList.replaceChildren(
       ...off.map((c) => h('li', { class: 'skewed', 'data-host': c.host }, h('strong', {}, 'Clocks apart: '),
-        `${c.host}'s clock is ${us(c.offset_us)} ± ${c.uncertainty_us} µs against ${c.reference}'s` +
+        `${c.label}'s clock is ${us(c.offset_us)} ± ${c.uncertainty_us} µs against ${c.reference}'s` +
         (c.rate_ppm !== undefined ? `, drifting ${c.rate_ppm > 0 ? '+' : ''}${c.rate_ppm} ± ${c.rate_uncertainty_ppm} ppm` : '') +
         ` (${count(c.anchors)} of ${count(c.matched)} ${c.from} ends agree).`)),
       ...unchecked.map((c) => h('li', { class: 'unchecked', 'data-host': c.host }, h('strong', {}, 'Not checked: '),
-        `${c.host} — ${c.reason}.`)));
+        `${c.label} — ${c.reason}.`)));
     const moved = (report?.sources ?? []).filter((s) => s.aligned_us);
     el.alignedNote.hidden = !moved.length;
     if (moved.length) {

@@ -82,7 +82,10 @@ function clockCell(e) {
   if (!s.absolute) {
     return cell({ class: 'clock none', title: s.time_base }, s.placed_us ? 'none — placed at the job start; set an offset' : 'none — set an offset');
   }
-  return cell({ class: 'clock', title: s.time_base }, s.time_base_label);  // the core's name for its time base
+  // The core's name for its time base, and why that one where there was a choice (a TF
+  // trace among its step folder's sidecars: "algo-2's: its Horovod ops line up").
+  return cell({ class: 'clock', title: s.time_base }, s.time_base_label,
+    s.time_base_why ? h('span', { class: 'hint why' }, ` — ${s.time_base_why}`) : null);
 }
 
 function pathCell(name) {

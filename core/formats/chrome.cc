@@ -50,7 +50,7 @@ class Chrome final : public Format {
       any = true;
     }
     if (!any) return {};
-    return {BaseKind::kUnixMicros, 0, "", ""};
+    return {BaseKind::kUnixMicros, 0, "", "", ""};
   }
 
   Identity Identify(const ParsedSource& s, const JobFacts&) const override {

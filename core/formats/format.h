@@ -62,7 +62,8 @@ struct TimeBase {
   BaseKind kind = BaseKind::kNone;
   int64_t base_ns = 0;  // added to the times read relative
   std::string value;    // what it was read from: "1594662597687738", the sidecar's name, …
-  std::string why;      // why that one, where there was a choice: "the step folder's only sidecar", …
+  std::string why;      // why that one, where there was a choice (what the page's table says): "algo-2's: its Horovod ops line up"
+  std::string detail;   // and in full, with what was measured (the report's time_base)
 };
 
 // Which marks are steps: every source's own kind; the job takes the first
@@ -81,7 +82,8 @@ struct TfClock {
   int64_t start_us = 0;        // the start it names: the trace's time 0
   std::string host;            // the host it ties the trace to; "" when nothing does
   const char* host_from = "";  // "TF sidecar": its node is the trace's host, or the folder's only one; "Horovod ops": they line up
-  std::string why;             // "the sidecar of its own host", "its Horovod ops line up with algo-2's …", …
+  std::string why;             // in short: "its own host's", "algo-2's: its Horovod ops line up", "a guess (smdebug's rule)…"
+  std::string detail;          // in full, with what was measured: "its Horovod ops line up with algo-2's timeline: …"
   Code code = Code::kOk;       // kNote (host unknown) or kUnsureClock (a guess): said once, on the trace
 };
 

@@ -117,7 +117,7 @@ class Kineto final : public Format {
 
   TimeBase Clock(const ParsedSource& s, const JobFacts& job) const override {
     if (s.said.base_time.empty()) return ChromeFormat().Clock(s, job);
-    return {BaseKind::kKinetoBase, ParseScaled(s.said.base_time, 1).value_or(0), s.said.base_time, ""};
+    return {BaseKind::kKinetoBase, ParseScaled(s.said.base_time, 1).value_or(0), s.said.base_time, "", ""};
   }
 
   Identity Identify(const ParsedSource& s, const JobFacts& job) const override {

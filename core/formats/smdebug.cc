@@ -85,7 +85,7 @@ class Smdebug final : public Format {
 
   TimeBase Clock(const ParsedSource& s, const JobFacts&) const override {
     if (!s.said.header) return {};
-    return {BaseKind::kSmdebugHeader, s.said.header_base, FormatMicros(s.said.header_base), ""};
+    return {BaseKind::kSmdebugHeader, s.said.header_base, FormatMicros(s.said.header_base), "", ""};
   }
 
   Identity Identify(const ParsedSource& s, const JobFacts&) const override {

@@ -82,7 +82,7 @@ class SystemMetrics final : public Format {
     return true;
   }
 
-  TimeBase Clock(const ParsedSource&, const JobFacts&) const override { return {BaseKind::kUnixSeconds, 0, "", ""}; }
+  TimeBase Clock(const ParsedSource&, const JobFacts&) const override { return {BaseKind::kUnixSeconds, 0, "", "", ""}; }
 
   Identity Identify(const ParsedSource& s, const JobFacts&) const override {
     Identity id;

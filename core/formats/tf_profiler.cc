@@ -64,7 +64,7 @@ class TfProfiler final : public Format {
   TimeBase Clock(const ParsedSource& s, const JobFacts& job) const override {
     auto it = job.tf_clocks.find(s.path);
     if (it == job.tf_clocks.end()) return {};
-    return {BaseKind::kTfSidecar, MicrosToNs(it->second.start_us), it->second.sidecar, it->second.why};
+    return {BaseKind::kTfSidecar, MicrosToNs(it->second.start_us), it->second.sidecar, it->second.why, it->second.detail};
   }
 
   Identity Identify(const ParsedSource& s, const JobFacts& job) const override {

@@ -96,13 +96,14 @@ LineUp LineUpWith(const ParsedSource& s, const Sidecar& sc, const Ends& ends) {
   return l;
 }
 
-TfClock Taken(const Sidecar& sc, const char* host_from, std::string why, Code code = Code::kOk) {
+TfClock Taken(const Sidecar& sc, const char* host_from, std::string why, std::string detail, Code code = Code::kOk) {
   TfClock c;
   c.sidecar = sc.name;
   c.start_us = sc.start_us;
   if (*host_from) c.host = HostOfNodeId(sc.node);
   c.host_from = host_from;
   c.why = std::move(why);
+  c.detail = std::move(detail);
   c.code = code;
   return c;
 }
@@ -153,13 +154,15 @@ std::optional<TfClock> ByContent(const ParsedSource& s, const std::vector<Sideca
     *why = "its Horovod ops line up with no host clearly better than another (" + measured + ")";
     return std::nullopt;
   }
-  return Taken(cands[best->cand], "Horovod ops", "its Horovod ops line up with " + best_host + "'s timeline: " + measured);
+  return Taken(cands[best->cand], "Horovod ops", best_host + "'s: its Horovod ops line up",
+               "its Horovod ops line up with " + best_host + "'s timeline: " + measured);
 }
 
 TfClock Choose(const ParsedSource& s, const std::vector<Sidecar>& cands, const Ends& ends) {
   for (const Sidecar& sc : cands)
-    if (HostOfNodeId(sc.node) == s.cls.node) return Taken(sc, "TF sidecar", "the sidecar of its own host");
-  if (cands.size() == 1) return Taken(cands[0], "TF sidecar", "the step folder's only sidecar");
+    if (HostOfNodeId(sc.node) == s.cls.node) return Taken(sc, "TF sidecar", "its own host's", "the sidecar of its own host");
+  if (cands.size() == 1)
+    return Taken(cands[0], "TF sidecar", "the step folder's only one", "the step folder's only sidecar");
   std::string content;
   if (auto c = ByContent(s, cands, ends, &content)) return *c;
   int64_t lo = INT64_MAX, hi = INT64_MIN, window = INT64_MAX;
@@ -171,10 +174,11 @@ TfClock Choose(const ParsedSource& s, const std::vector<Sidecar>& cands, const E
   const int64_t spread = MicrosToNs(hi - lo);
   const std::string n = std::to_string(cands.size());
   if (window > 0 && (hi - lo) * kAgreeShare <= window)
-    return Taken(cands[0], "", "the step folder's " + n + " sidecars agree within " + Micros(spread) +
-                                   " (1% of the profiled window): host not known — " + content,
+    return Taken(cands[0], "", n + " sidecars agree within " + Micros(spread) + "; host not known",
+                 "the step folder's " + n + " sidecars agree within " + Micros(spread) +
+                     " (1% of the profiled window): host not known — " + content,
                  Code::kNote);
-  return Taken(cands[0], "",
+  return Taken(cands[0], "", "a guess: " + n + " sidecars up to " + Micros(spread) + " apart; host not known",
                "a guess, smdebug's rule: the first of the step folder's " + n + " sidecars, which start up to " +
                    Micros(spread) + " apart, and " + content + ": host not known",
                Code::kUnsureClock);

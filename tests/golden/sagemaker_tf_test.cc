@@ -82,7 +82,8 @@ TEST_F(SageMakerTf, EveryTraceTakesItsNodesSidecarAndStaysInItsStepWindow) {
     EXPECT_EQ(s->time_base_value, t.sidecar) << t.path << ": " << s->time_base_why;
     EXPECT_EQ(s->identity.host, t.host) << t.path << ": " << s->time_base_why;
     EXPECT_STREQ(s->identity.host_from, "Horovod ops");
-    EXPECT_NE(s->time_base_why.find("line up with " + t.host + "'s timeline"), std::string::npos) << s->time_base_why;
+    EXPECT_EQ(s->time_base_why, t.host + "'s: its Horovod ops line up");
+    EXPECT_NE(s->time_base.find("line up with " + t.host + "'s timeline"), std::string::npos) << s->time_base;
     const size_t expected = Overlapping((dir_ / t.path).string(), t.start_us, lo, hi);
     EXPECT_EQ(s->events_kept, expected) << t.path;
     kept += s->events_kept;
@@ -128,7 +129,7 @@ TEST_F(SageMakerTf, ATiedTraceMovesWithItsNodeAnUntiedOneIsSaidAndStays) {
           said |= d.file == t.path && (d.code == Code::kUnsureClock || d.code == Code::kNote) &&
                   d.message.find("host not known") != std::string::npos;
         EXPECT_TRUE(said) << t.path;
-        if (!t.tied) EXPECT_NE(s->time_base_why.find("it has no Horovod ops"), std::string::npos) << s->time_base_why;
+        if (!t.tied) EXPECT_NE(s->time_base.find("it has no Horovod ops"), std::string::npos) << s->time_base;
       }
     }
     EXPECT_GE(guessed, 8u) << "node 3's eight traces";

@@ -96,6 +96,34 @@ print(json.dumps([a, b, c]))
         self.assertTrue(events)
         self.assertTrue(all("pythontimeline" in e["args"]["name"] for e in events if e.get("name") == "process_name"))
 
+    def test_sagemaker_multi_node_tf_traces_keep_their_clocks_in_a_step_window(self):
+        # SageMaker's layout: a step folder holds every node's sidecar (named by node id) and
+        # every node's TF trace (named by hostname). smdebug's calls, a step and a time window.
+        job = self.tmp / "sagemaker"
+        subprocess.run([sys.executable, str(ROOT / "tests/bench/gen_ranks.py"), str(job), "--sagemaker", "--hosts", "3",
+                        "--steps", "14", "--tf-steps", "5-12", "--offsets-us", "0,0,0", "--seed", "77"], check=True)
+        truth = json.loads((self.tmp / "sagemaker.truth.json").read_text())
+        out = self.tmp / "sm-out"
+        out.mkdir()
+        t0 = 1_700_000_000_000_000  # the generator's base
+        written = json.loads(self.py(f"""
+import json
+from tracemerge import MergedTimeline
+m = MergedTimeline({str(job)!r}, output_directory={str(out)!r})
+print(json.dumps([m.merge_timeline(5, 12, unit="step"), m.merge_timeline({t0 + 100000}, {t0 + 200000})]))
+"""))
+        for path in written:
+            merged = json.loads(pathlib.Path(path).read_text())
+            report = merged["metadata"]["tracemerge"]
+            sources = {s["path"].split("/", 1)[1]: s for s in report["sources"]}
+            for t in truth["tf"]:
+                s = sources[t["path"].split("/", 1)[1]]
+                self.assertEqual(s["time_base_value"], t["sidecar"], s["time_base_why"])
+                self.assertEqual(s["identity"]["host"], t["host"])
+            self.assertFalse([w for w in report["warnings"] if w["code"] in ("NO_CLOCK", "UNSURE_CLOCK")])
+            tf_kept = sum(s["kept"] for s in report["sources"] if s["kind"] == "tf_trace")
+            self.assertGreater(tf_kept, 300, "the TF events of the window's steps")
+
     def test_merge_scan_errors_progress_threads_and_the_gil(self):
         out = self.py(f"""
 import json, threading, time

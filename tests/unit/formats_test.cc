@@ -156,7 +156,8 @@ TEST(TfProfiler, TheSidecarOfItsHostElseTheStepFoldersOnlyOne) {
   const TfClock* c = job.Decide(path);
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->sidecar, "7-host-b_1596659865000000_1596659865100000.metadata");
-  EXPECT_EQ(c->why, "the sidecar of its own host");
+  EXPECT_EQ(c->why, "its own host's");
+  EXPECT_EQ(c->detail, "the sidecar of its own host");
   const TimeBase tb = FormatOf(s.cls.format).Clock(s, job.facts);
   EXPECT_EQ(tb.kind, BaseKind::kTfSidecar);
   EXPECT_EQ(tb.base_ns, int64_t{1596659865000000} * 1000);
@@ -171,7 +172,7 @@ TEST(TfProfiler, TheSidecarOfItsHostElseTheStepFoldersOnlyOne) {
   only.Sidecar(kStep + "/0-algo-2_1596659864000000_1596659864100000.metadata");
   c = only.Decide(path);
   ASSERT_NE(c, nullptr);
-  EXPECT_EQ(c->why, "the step folder's only sidecar");
+  EXPECT_EQ(c->detail, "the step folder's only sidecar");
   EXPECT_EQ(IdentityOf(only.sources[0], only.facts).host, "algo-2");
 
   TfJob none;
@@ -220,7 +221,8 @@ TEST(TfProfiler, AmongSeveralSidecarsTheHostItsHorovodOpsLineUpWith) {
   EXPECT_STREQ(c->host_from, "Horovod ops");
   EXPECT_EQ(c->start_us, start[2]);
   EXPECT_EQ(c->code, Code::kOk);
-  EXPECT_NE(c->why.find("line up with algo-3's timeline"), std::string::npos) << c->why;
+  EXPECT_EQ(c->why, "algo-3's: its Horovod ops line up");
+  EXPECT_NE(c->detail.find("line up with algo-3's timeline"), std::string::npos) << c->detail;
   EXPECT_EQ(IdentityOf(job.sources[3], job.facts).host, "algo-3");
 
   // Where the nodes started the step together, the ops cannot tell them apart:
@@ -237,7 +239,7 @@ TEST(TfProfiler, AmongSeveralSidecarsTheHostItsHorovodOpsLineUpWith) {
   EXPECT_EQ(c->host, "");
   EXPECT_EQ(c->code, Code::kNote);
   EXPECT_EQ(c->sidecar, "0-algo-1_1600000000000900_1600000000005900.metadata");
-  EXPECT_NE(c->why.find("agree within 2 µs"), std::string::npos) << c->why;
+  EXPECT_EQ(c->why, "3 sidecars agree within 2 µs; host not known");
 }
 
 // Nothing ties a trace without Horovod ops; sidecars 400 and 900 µs apart in a
@@ -254,8 +256,8 @@ TEST(TfProfiler, SidecarsThatDisagreeAndNothingTiesAreAGuessSaidSo) {
   EXPECT_EQ(c->sidecar, "0-algo-1_1600000000000000_1600000000005000.metadata") << "the first by name";
   EXPECT_EQ(c->host, "");
   EXPECT_EQ(c->code, Code::kUnsureClock);
-  EXPECT_NE(c->why.find("start up to 900 µs apart"), std::string::npos) << c->why;
-  EXPECT_NE(c->why.find("it has no Horovod ops"), std::string::npos) << c->why;
+  EXPECT_EQ(c->why, "a guess: 3 sidecars up to 900 µs apart; host not known");
+  EXPECT_NE(c->detail.find("it has no Horovod ops"), std::string::npos) << c->detail;
 }
 
 TEST(TfProfiler, SidecarNamesAndStepFolders) {

@@ -110,6 +110,32 @@ test('-o onto a device or a pipe writes into it and leaves it one (native and no
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+// SageMaker's multi-node TF layout (sidecars named by node ids, traces by hostnames): the
+// sidecar each trace takes, and the host it is tied to, are the same in wasm as natively.
+test('SageMaker TF traces among several sidecars: a step window, --align clocks, wasm = native bytes', () => {
+  const dir = tmpDir('sagemaker');
+  const job = path.join(dir, 'job');
+  const gen = spawnSync('python3', [path.join(GOLDEN, '../bench/gen_ranks.py'), job, '--sagemaker', '--hosts', '3',
+    '--steps', '10', '--tf-steps', '3-7', '--offsets-us', '0,350,-900', '--tf-untied', '1', '--seed', '41'], { encoding: 'utf8' });
+  assert.equal(gen.status, 0, gen.stderr);
+  const truth = JSON.parse(fs.readFileSync(`${job}.truth.json`, 'utf8'));
+  for (const args of [['--unit', 'step', '--start', '3', '--end', '7'], ['--align', 'clocks']]) {
+    const all = [job, ...args, '-o', '-', '--quiet'];
+    const native = run(NATIVE_CLI, all);
+    assert.equal(native.status, 0, native.stderr);
+    assert.ok(run(NODE_CLI, all).stdout.equals(native.stdout), `${args.join(' ')}: outputs differ`);
+    const report = JSON.parse(native.stdout.toString()).metadata.tracemerge;
+    for (const t of truth.tf) {
+      const s = report.sources.find((x) => x.path.endsWith(t.path.slice(t.path.indexOf('/'))));
+      assert.ok(s, t.path);
+      assert.equal(s.time_base_kind, 'tf_sidecar', t.path);
+      if (s.identity.host) assert.equal(s.identity.host, t.host, `${t.path}: ${s.time_base_why}`);
+      if (!t.tied) assert.equal(s.identity.host, '', `${t.path}: nothing ties it`);
+    }
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test('--align clocks and --align steps: wasm and native bytes are identical, API option included', async () => {
   const dir = tmpDir('align');
   const job = path.join(dir, 'job');
