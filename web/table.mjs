@@ -75,7 +75,7 @@ export function renderKinds(fieldset, entries, kinds, kindOn, onChange) {
 
 function clockCell(e) {
   const s = e.source;
-  const cell = (props, text) => h('td', { ...props, 'data-label': 'Clock' }, text);
+  const cell = (props, ...content) => h('td', { ...props, 'data-label': 'Clock' }, ...content);
   if (e.kind === 'skipped' || e.kind === 'tf_metadata') return cell({ class: 'empty' }, '');
   if (!s) return cell({ class: `clock hint${e.scanning ? '' : ' empty'}` }, e.scanning ? 'scanning…' : '');
   if (s.kind === 'skipped') return cell({ class: 'empty' }, '');

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, closeSession, openSession, scannedPage, waitDone } from './helpers.mjs';
+import { ROOT, closeSession, download, openSession, scannedPage, waitDone } from './helpers.mjs';
+import fs from 'node:fs';
 
 let session;
 before(async () => { session = await openSession('waits'); });
@@ -93,6 +94,47 @@ test('1 024 ranks at a glance: hosts folded in the overview and the table, warni
   const noClock = page.locator('#warnings > li').filter({ hasText: 'NO_CLOCK' });
   assert.equal(await noClock.count(), 1);
   assert.match(await noClock.textContent(), /^128 × NO_CLOCK\s*in 128 files/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+// SageMaker's multi-node TF layout: each trace's row says which node's sidecar placed it and
+// why; a step window keeps every trace on its node's clock (none NO_CLOCK), as the truth says.
+test('SageMaker TF traces: the file table says whose sidecar placed each, the step window keeps their clocks', { timeout: 120000 }, async () => {
+  const dir = generate('sagemaker', '--sagemaker --hosts 3 --steps 14 --tf-steps 5-12 --offsets-us 0,0,0 --seed 91');
+  const truth = JSON.parse(fs.readFileSync(`${dir}.truth.json`, 'utf8'));
+  const page = await scanned(dir);
+  await page.locator('#files td[data-label=Clock] .why').first().waitFor();
+  const rows = await page.locator('#files tbody tr').evaluateAll((trs) => trs.map((tr) => ({
+    path: tr.querySelector('td.path')?.textContent ?? '',
+    why: tr.querySelector('td[data-label=Clock] .why')?.textContent ?? '',
+    title: tr.querySelector('td[data-label=Clock]')?.title ?? '' })));
+  let tied = 0;
+  for (const t of truth.tf) {
+    const row = rows.find((r) => r.path === t.path);
+    assert.ok(row, t.path);
+    if (row.why === ` — ${t.host}'s: its Horovod ops line up`) {
+      tied++;
+      assert.match(row.title, new RegExp(`line up with ${t.host}'s timeline: ${t.host} [\\d.]+ µs \\(median of 8 ops\\)`));
+    } else {
+      assert.match(row.why, / — 3 sidecars agree within \d+ µs; host not known/, t.path);  // (two nodes began the step together)
+    }
+  }
+  assert.ok(tied >= 16, `${tied} of 24 tied to their node`);  // (the others: nodes that began a step within µs)
+  await page.getByTestId('unit').selectOption('step');
+  await page.getByTestId('start').fill('5');
+  await page.getByTestId('end').fill('12');
+  await page.getByTestId('merge').click();
+  await waitDone(page);
+  const report = JSON.parse((await download(page)).bytes.toString()).metadata.tracemerge;
+  for (const t of truth.tf) {
+    const s = report.sources.find((x) => x.path.endsWith(t.path.slice(t.path.indexOf('/'))));
+    assert.ok(s, t.path);
+    if (s.identity.host) assert.equal(s.time_base_value, t.sidecar, t.path);
+    assert.ok(s.identity.host === t.host || s.identity.host === '', `${t.path}: ${s.identity.host}`);
+  }
+  assert.ok(report.sources.filter((x) => x.kind === 'tf_trace').reduce((n, x) => n + x.kept, 0) > 1000, 'steps 5-11 of every node');
+  assert.deepEqual(report.warnings.filter((w) => w.code === 'NO_CLOCK' || w.code === 'UNSURE_CLOCK'), []);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
