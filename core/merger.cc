@@ -49,7 +49,10 @@ uint64_t GzipSizeHint(std::string_view head, std::string_view tail4, uint64_t fi
   if (!LooksGzipped(head) || tail4.size() != 4) return file_size;
   uint64_t isize = 0;
   for (int i = 3; i >= 0; i--) isize = isize << 8 | static_cast<unsigned char>(tail4[i]);
-  return isize >= file_size ? isize : file_size;
+  // Whoever wrote the file wrote its length field (and a cut file ends in
+  // arbitrary bytes): no more than deflate can inflate so few bytes to.
+  constexpr uint64_t kMaxDeflateRatio = 1032;
+  return std::max(file_size, std::min(isize, file_size * kMaxDeflateRatio));
 }
 
 Job JoinSources(std::deque<ParsedSource> parsed, int threads) {

@@ -214,7 +214,8 @@ struct Report {
 
 // A gzip file's last 4 bytes hold its inflated size modulo 2^32: a good
 // allocation hint when it is not smaller than the file (then it wrapped).
-//   GzipSizeHint(first_two_bytes, last_four_bytes, file_size) → bytes, or file_size
+//   GzipSizeHint(first_two_bytes, last_four_bytes, file_size) → bytes, or file_size; a hint, no
+//   more than deflate can inflate file_size bytes to (1032×: a forged or cut file's tail says anything)
 uint64_t GzipSizeHint(std::string_view head, std::string_view tail4, uint64_t file_size);
 
 class Merger {

@@ -11,7 +11,10 @@ SourceStream::SourceStream(std::string path, uint32_t arrival, uint64_t max_byte
   in_.path = std::move(path);
   in_.arrival = arrival;
   in_.max_bytes_ = max_bytes;
-  const uint64_t want = std::min(size_hint, max_bytes) + kPad;
+  // The hint (a file's own word, GzipSizeHint) starts the buffer within a bound; beyond it, the
+  // buffer grows with what actually arrives.
+  constexpr uint64_t kMaxReserve = uint64_t{256} << 20;
+  const uint64_t want = std::min({size_hint, max_bytes, kMaxReserve}) + kPad;
   // A spare buffer too small, or much too large, goes: kept, it would only
   // add to the peak (in wasm's heap, which never shrinks, most of all).
   in_.data.swap(buffer);

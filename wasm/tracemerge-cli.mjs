@@ -91,18 +91,23 @@ async function main(argv) {
   const cores = os.availableParallelism?.() ?? os.cpus().length;
   const merger = await createMerger(argv, { core, helper: Math.max(0, (args.threads || cores) - 1) });
   const t0 = performance.now();
-  for (const input of inputs) {
-    try {
-      fs.accessSync(input.disk, fs.constants.R_OK);
-    } catch (e) {
-      process.stderr.write(core.cliError(`${input.disk}: ${e.message}`));
-      continue;
+  try {
+    for (const input of inputs) {
+      try {
+        fs.accessSync(input.disk, fs.constants.R_OK);
+      } catch (e) {
+        process.stderr.write(core.cliError(`${input.disk}: ${e.message}`));
+        continue;
+      }
+      const size = fs.statSync(input.disk).size;
+      await merger.addSource(input.name, { path: input.disk, size },
+        { sizeHint: fileSizeHint(core, input.disk, size), inFolder: !!input.inFolder });
     }
-    const size = fs.statSync(input.disk).size;
-    await merger.addSource(input.name, { path: input.disk, size },
-      { sizeHint: fileSizeHint(core, input.disk, size), inFolder: !!input.inFolder });
+    await merger.settle();
+  } catch (e) {
+    merger.delete();  // the helpers stop: a fatal error ends the process, never a wait
+    throw e;
   }
-  await merger.settle();
 
   const firstIsDir = targetKind(args.paths[0]) === 2;
   const target = targetKind(args.output !== '-' ? args.output : '');

@@ -217,7 +217,11 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
       return { chunks, result: JSON.parse(json), reportText };
     },
     delete() {
-      if (alive) m.delete();
+      try {
+        if (alive) m.delete();
+      } catch {
+        // (an instance that aborted is gone with its heap)
+      }
       alive = false;
       pool.stop();
     },

@@ -3,6 +3,7 @@
 // cancel. No request leaves 127.0.0.1.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { COMBINED, cli, download, openPage as open, tmpDir, waitDone, closeSession, openSession } from './helpers.mjs';
@@ -131,8 +132,16 @@ test('a damaged file shows its warning with file and byte offset; the rest merge
   fs.writeFileSync(path.join(dir, 'good.json'), '[{"ph":"X","name":"good","pid":1,"ts":1,"dur":1}]');
   fs.writeFileSync(path.join(dir, 'cut.json'), '[{"ph":"X","name":"a","pid":1,"ts":1,"dur":1},{"ph":"X","na');
   fs.writeFileSync(path.join(dir, 'bad.json.gz'), 'this is not gzip at all');
+  // A cut .json.gz and one whose length field says 4 GB (0xF0000000): hints, not sizes.
+  const events = (n) => `[${Array.from({ length: n }, (_, i) => `{"ph":"X","name":"z${i}","pid":2,"ts":${i},"dur":1}`).join(',')}]`;
+  const gz = zlib.gzipSync(events(4000));
+  fs.writeFileSync(path.join(dir, 'cut.json.gz'), gz.subarray(0, gz.length >> 1));
+  const forged = zlib.gzipSync(events(2));
+  forged.writeUInt32LE(0xF0000000, forged.length - 4);
+  fs.writeFileSync(path.join(dir, 'forged.json.gz'), forged);
+  const names = ['good.json', 'cut.json', 'bad.json.gz', 'cut.json.gz', 'forged.json.gz'];
   const page = await openPage();
-  await page.getByTestId('file-input').setInputFiles(['good.json', 'cut.json', 'bad.json.gz'].map((f) => path.join(dir, f)));
+  await page.getByTestId('file-input').setInputFiles(names.map((f) => path.join(dir, f)));
   await page.getByTestId('merge').and(page.locator(':enabled')).waitFor();
   await page.getByTestId('merge').click();
   await waitDone(page);
@@ -141,8 +150,10 @@ test('a damaged file shows its warning with file and byte offset; the rest merge
   const texts = await warnings.allTextContents();
   assert.ok(texts.some((t) => /TRUNCATED/.test(t) && /cut\.json at byte 46/.test(t)), texts.join('\n'));
   assert.ok(texts.some((t) => /bad\.json\.gz/.test(t)), texts.join('\n'));
+  assert.ok(texts.some((t) => /BAD_GZIP/.test(t) && /forged\.json\.gz/.test(t)), texts.join('\n'));
+  assert.ok(texts.some((t) => /TRUNCATED/.test(t) && /cut\.json\.gz at byte/.test(t)), texts.join('\n'));
   const got = await download(page);
-  const expected = cli(['bad.json.gz', 'cut.json', 'good.json'], [], { cwd: dir });
+  const expected = cli([...names].sort(), [], { cwd: dir });
   assert.ok(got.bytes.equals(expected));
   assert.match(got.bytes.toString(), /"name":"good"/);
   fs.rmSync(dir, { recursive: true });

@@ -111,6 +111,18 @@ TEST(Stream, OverTheLimitKeepsTheFirstPartWithAWarning) {
   }
 }
 
+// The gzip length field is the file's word: believed up to what deflate can
+// inflate the file's bytes to (1032×), never a size to reserve as it says.
+TEST(Stream, AGzipLengthFieldIsAHintWithinWhatDeflateCanInflate) {
+  const std::string text(1 << 20, 'a');  // deflate's best case: ~1000×
+  const std::string gz = Gzip(text);
+  EXPECT_EQ(GzipSizeHint(gz.substr(0, 2), gz.substr(gz.size() - 4), gz.size()), text.size());
+  std::string forged = Gzip("[{\"ph\":\"i\",\"ts\":1}]");
+  forged.replace(forged.size() - 4, 4, std::string("\x00\x00\x00\xF0", 4));  // 0xF0000000: 4 GB
+  EXPECT_EQ(GzipSizeHint(forged.substr(0, 2), forged.substr(forged.size() - 4), forged.size()), forged.size() * 1032);
+  EXPECT_EQ(GzipSizeHint("[{", "}]\n\n", 500), 500u) << "not gzip: its size";
+}
+
 TEST(Stream, ACutGzipKeepsWhatInflatedAndSaysWhere) {
   std::string gz = Gzip(std::string(5000, 'a'));
   gz.resize(gz.size() / 2);

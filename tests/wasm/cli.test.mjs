@@ -112,6 +112,38 @@ test('-o onto a device or a pipe writes into it and leaves it one (native and no
 
 // SageMaker's multi-node TF layout (sidecars named by node ids, traces by hostnames): the
 // sidecar each trace takes, and the host it is tied to, are the same in wasm as natively.
+// A gzip file's length field is whoever wrote it's word: forged (0xF0000000 in 98 bytes) or
+// cut, it fails alone, named, as natively — with helper workers running, the Node CLI ends.
+test('a forged or cut .json.gz fails alone, named with its offset, beside a good file; both CLIs end', async () => {
+  const zlib = await import('node:zlib');
+  const dir = tmpDir('forged');
+  const job = path.join(dir, 'job');
+  fs.mkdirSync(job);
+  const trace = (n) => JSON.stringify({ traceEvents: Array.from({ length: n }, (_, i) =>
+    ({ ph: 'X', name: `e${i}`, ts: 1700000000000000 + i * 10, dur: 5, pid: 1, tid: 1 })) });
+  const forged = zlib.gzipSync(trace(2));
+  forged.writeUInt32LE(0xF0000000, forged.length - 4);
+  fs.writeFileSync(path.join(job, 'forged.json.gz'), forged);
+  const cut = zlib.gzipSync(trace(3000));
+  fs.writeFileSync(path.join(job, 'cut.json.gz'), cut.subarray(0, cut.length >> 1));
+  fs.writeFileSync(path.join(job, 'good.json'), trace(10));
+  const args = [job, '-o', '-', '--quiet'];
+  const native = run(NATIVE_CLI, args);
+  assert.equal(native.status, 0, native.stderr);
+  const t0 = Date.now();
+  const wasm = spawnSync(...(([cmd, ...lead]) => [cmd, [...lead, ...args]])(cliCommand(NODE_CLI)), { timeout: 60000, maxBuffer: 1 << 30 });
+  assert.equal(wasm.signal, null, 'the Node CLI ended by itself');
+  assert.ok(Date.now() - t0 < 30000);
+  assert.equal(wasm.status, 0, wasm.stderr.toString());
+  assert.ok(wasm.stdout.equals(native.stdout), 'wasm = native bytes');
+  const { warnings, sources } = JSON.parse(native.stdout.toString()).metadata.tracemerge;
+  assert.ok(warnings.some((w) => w.code === 'BAD_GZIP' && w.file === 'job/forged.json.gz'), JSON.stringify(warnings));
+  assert.ok(warnings.some((w) => (w.code === 'BAD_GZIP' || w.code === 'TRUNCATED') && w.file === 'job/cut.json.gz' && w.at_byte));
+  assert.equal(sources.find((x) => x.path === 'job/good.json').kept, 10, 'the good file merges');
+  assert.ok(sources.find((x) => x.path === 'job/cut.json.gz').kept > 100, 'what inflated before the cut is kept');
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test('SageMaker TF traces among several sidecars: a step window, --align clocks, wasm = native bytes', () => {
   const dir = tmpDir('sagemaker');
   const job = path.join(dir, 'job');
