@@ -173,6 +173,7 @@ async function scan(gen, thenMerge = false) {
 
 function rescan() {
   if (state.merging || !state.entries.length || state.classifying) return;
+  resultIsStale();
   stopScan();
   scan(state.generation);
 }
@@ -214,8 +215,18 @@ function renderAll() {
   updateMergeButton();
 }
 
+// A result belongs to the files and options it was merged with: once they change, it goes
+// (its download with it), and the status says why.
+function resultIsStale() {
+  if (!state.merged || state.merging) return;
+  clearResult();
+  jobView.setMerged(null);
+  setStatus('idle', 'The files or options changed since the last merge: press Merge for a result with them.');
+}
+
 // A ticked file, a kind or an offset changed: the overview hides or moves lanes (no rescan).
 function onRowChange(what) {
+  resultIsStale();
   if (what === 'include') {
     el.allFiles.checked = state.entries.every((e) => e.include);
     el.allFiles.indeterminate = !el.allFiles.checked && state.entries.some((e) => e.include);
@@ -256,6 +267,7 @@ function pickWindow(w) {
   el.unit.value = pick.unit;
   el.start.value = pick.start;
   el.end.value = pick.end;
+  resultIsStale();
   renderWindow();
 }
 
@@ -386,6 +398,10 @@ function init() {
   });
   for (const input of [el.unit, el.start, el.end]) input.addEventListener('input', renderWindow);
   el.unit.addEventListener('change', renderWindow);
+  for (const input of [el.unit, el.start, el.end, el.group, el.gzip]) {
+    input.addEventListener('input', resultIsStale);
+    input.addEventListener('change', resultIsStale);
+  }
   el.align.addEventListener('change', rescan);
   el.merge.addEventListener('click', runMerge);
   for (const input of [el.start, el.end]) {

@@ -3,7 +3,8 @@
 // a button that aligns the clocks, and hosts that could not be checked, with the reason),
 // and, after a merge, what was merged.
 //   const jv = createJobView(el, { onPick, onClear, onAlignClocks, lanes: () => ({ visible, shift, kindLabel }) });
-//   jv.show(scanReport); jv.refresh(); jv.setWindow(preview); jv.setMerged(mergeReport, eventsWritten)
+//   jv.show(scanReport); jv.refresh(); jv.setWindow(preview); jv.setMerged(mergeReport, eventsWritten);
+//   jv.setMerged(null) once that result is gone
 import { count, duration, plural, utcFromMicros } from './format.mjs';
 import { buildModel, runTable, stepTable } from './overview-model.mjs';
 import { createOverview } from './overview.mjs';
@@ -119,6 +120,12 @@ export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
       }
     },
     setMerged(mergeReport, eventsWritten) {
+      if (!mergeReport) {  // (the result went: the files or options changed)
+        merged = null;
+        overview.setMerged(null);
+        if (model) caption();
+        return;
+      }
       const used = mergeReport.sources.filter((s) => s.included);
       merged = {
         events: eventsWritten,

@@ -150,3 +150,31 @@ async function checkNarrow(page, files) {
   assert.ok(report.rows.length === files && report.rows.every((d) => d === 'grid'), `rows: ${report.rows}`);
   assert.deepEqual(report.leaks, []);
 }
+
+// A result belongs to its options: after a merge, choosing to align the clocks (a rescan)
+// or changing the window takes the result and its download away, and the status says why.
+test('a merged result goes when the options change: no stale download', async () => {
+  const page = await openPage();
+  await page.getByTestId('folder-input').setInputFiles(COMBINED);
+  await page.getByTestId('merge').and(page.locator(':enabled')).waitFor();
+  await page.getByTestId('merge').click();
+  await waitDone(page);
+  const download = page.getByTestId('download');
+  assert.equal(await download.isEnabled(), true);
+  for (const change of [
+    () => page.getByTestId('align').selectOption('clocks'),
+    () => page.getByTestId('start').fill('1594662618874598'),
+    () => page.getByTestId('group').selectOption('phase'),
+  ]) {
+    await change();
+    await page.getByTestId('status').and(page.locator('[data-state=idle]')).waitFor();
+    assert.match(await page.getByTestId('status').textContent(), /changed since the last merge: press Merge/);
+    assert.equal(await download.isVisible() && await download.isEnabled(), false, 'no download of the old result');
+    await page.getByTestId('merge').and(page.locator(':enabled')).waitFor();
+    await page.getByTestId('merge').click();
+    await waitDone(page);
+    assert.equal(await download.isEnabled(), true, 'the new result downloads');
+  }
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
