@@ -158,11 +158,17 @@ std::optional<TfClock> ByContent(const ParsedSource& s, const std::vector<Sideca
                "its Horovod ops line up with " + best_host + "'s timeline: " + measured);
 }
 
-TfClock Choose(const ParsedSource& s, const std::vector<Sidecar>& cands, const Ends& ends) {
+// Rules 1 and 2: the names alone.
+std::optional<TfClock> ByName(const ParsedSource& s, const std::vector<Sidecar>& cands) {
   for (const Sidecar& sc : cands)
     if (HostOfNodeId(sc.node) == s.cls.node) return Taken(sc, "TF sidecar", "its own host's", "the sidecar of its own host");
   if (cands.size() == 1)
     return Taken(cands[0], "TF sidecar", "the step folder's only one", "the step folder's only sidecar");
+  return std::nullopt;
+}
+
+// Rules 3 to 5, where the names do not tell.
+TfClock ByEvidence(const ParsedSource& s, const std::vector<Sidecar>& cands, const Ends& ends) {
   std::string content;
   if (auto c = ByContent(s, cands, ends, &content)) return *c;
   int64_t lo = INT64_MAX, hi = INT64_MIN, window = INT64_MAX;
@@ -196,13 +202,17 @@ void ChooseTfClocks(const std::vector<ParsedSource>& sources, JobFacts* facts) {
     }
   for (auto& [dir, list] : folders)
     std::sort(list.begin(), list.end(), [](const Sidecar& a, const Sidecar& b) { return a.name < b.name; });
-  std::optional<Ends> ends;  // (only when some trace needs its content)
+  std::optional<Ends> ends;  // (read once, when a trace's names do not tell)
   for (const ParsedSource& s : sources) {
     if (!s.report.included || s.cls.kind != Kind::kTfTrace) continue;
     auto f = folders.find(TfStepDir(s.path));
     if (f == folders.end() || f->second.empty()) continue;
-    if (!ends && f->second.size() > 1) ends = HorovodEnds(sources, *facts);
-    facts->tf_clocks[s.path] = Choose(s, f->second, ends ? *ends : Ends{});
+    std::optional<TfClock> c = ByName(s, f->second);
+    if (!c) {
+      if (!ends) ends = HorovodEnds(sources, *facts);
+      c = ByEvidence(s, f->second, *ends);
+    }
+    facts->tf_clocks[s.path] = std::move(*c);
   }
 }
 
