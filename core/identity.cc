@@ -1,11 +1,49 @@
 #include "identity.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include "formats/tf_profiler.h"
+#include "numbers.h"
 
 namespace tracemerge {
+
+namespace {
+
+// Files that share a stream continue one another — a step's kernels may end
+// after the next step's file begins — but when two of them overlap by half the
+// shorter or more (two jobs' "rank 0" of the same pid side by side) none of
+// that stream's files is taken for another's continuation: each is a stream of its own.
+void SplitOverlappingStreams(Job& job) {
+  std::map<std::pair<std::string, std::string>, std::vector<std::pair<int64_t, int64_t>>> spans;  // (run, stream) →
+  std::vector<std::pair<int64_t, int64_t>> span(job.sources.size(), {INT64_MAX, INT64_MIN});
+  for (size_t i = 0; i < job.sources.size(); i++) {
+    ParsedSource& s = job.sources[i];
+    if (!s.report.included || s.cls.format != FormatId::kKineto) continue;
+    const TimeBase tb = FormatOf(s.cls.format).Clock(s, job.facts);
+    for (const Event& e : s.events) {
+      if (!e.has_ts || e.ph == 'M') continue;
+      const int64_t t = e.based ? e.ts : AddNs(e.ts, tb.base_ns);
+      span[i] = {std::min(span[i].first, t), std::max(span[i].second, AddNs(t, Duration(e)))};
+    }
+    if (span[i].first <= span[i].second) spans[{s.identity.run, s.identity.stream}].push_back(span[i]);
+  }
+  std::set<std::pair<std::string, std::string>> overlapping;
+  for (auto& [key, list] : spans) {
+    std::sort(list.begin(), list.end());
+    for (size_t k = 1; k < list.size(); k++) {
+      const int64_t shared = std::min(list[k].second, list[k - 1].second) - list[k].first;
+      const int64_t shorter = std::min(list[k].second - list[k].first, list[k - 1].second - list[k - 1].first);
+      if (shared > 0 && 2 * shared >= shorter) overlapping.insert(key);
+    }
+  }
+  for (ParsedSource& s : job.sources)
+    if (s.report.included && overlapping.count({s.identity.run, s.identity.stream}))
+      s.identity.stream = "file " + s.path + '#' + std::to_string(s.arrival);
+}
+
+}  // namespace
 
 void IdentifySources(Job& job) {
   job.facts = JobFacts{};
@@ -33,11 +71,13 @@ void IdentifySources(Job& job) {
     if (it != job.facts.tf_clocks.end() && it->second.code != Code::kOk)
       s.Warn(it->second.code, 0, "placed by TF sidecar " + it->second.sidecar + ": " + it->second.detail);
   }
+  SplitOverlappingStreams(job);
   job.runs = runs.size();
   std::map<std::pair<std::string, std::string>, uint32_t> domains;  // (run, host or stream) → domain
   for (ParsedSource& s : job.sources) {
     if (!s.report.included) continue;
     Identity& id = s.identity;
+    if (id.process.empty()) id.process = id.stream;
     if (job.runs > 1 && !id.run.empty()) {
       id.label = id.run + " · " + id.label;
       id.group = id.run + " · " + id.group;

@@ -79,7 +79,7 @@ CollectiveMatcher::CollectiveMatcher(const Job& job) : job_(job), has_(job.sourc
   std::map<std::string, std::vector<uint32_t>> members;  // run + stream → sources
   auto collectives = [&](uint32_t i) {  // (a TF trace's own record of Horovod ops ties it to its host, no more)
     for (const Anchor& a : job.sources[i].anchors)
-      if (a.tier != AnchorTier::kTfOp) return true;
+      if (a.tier <= AnchorTier::kHostOp) return true;
     return false;
   };
   for (uint32_t i = 0; i < n; i++)

@@ -155,29 +155,40 @@ struct HostClock {
   std::string Label() const;          // what to call it: "algo-2", "rank 3 (host not known)"
 };
 
-// Who waits for whom (waits.h): per rank and per step, the time spent waiting
-// in collectives for the last rank to arrive.
+// Who waits for whom (waits.h): per rank and step, how long the step took
+// there, the time spent waiting in collectives matched across ranks for the
+// last to arrive, the time in communication kernels of any kind — and per
+// step the ranks the others waited for, only when the data shows it.
 struct RankWaits {
-  std::string label;          // "rank 3 · host-b", the node id
+  std::string label;          // its group: "rank 3 · host-b", the node id "0-algo-1"
+  std::string run;            // its run ("" for files given by themselves)
   std::string path;           // its (first) source
   bool clock_checked = true;  // its host's clock checked: its arrival times are sure (its waits are anyway)
-  int64_t wait_ns = 0;        // in all collectives
-  uint32_t last = 0;          // collectives it arrived at last
+  int64_t wait_ns = 0;        // in all matched collectives
+  int64_t comm_ns = 0;        // in communication kernels (matched or not: send/recv, all-to-all, …)
+  uint32_t held = 0;          // steps in which the others waited for it
+};
+struct StepRank {
+  int64_t span_ns = -1;  // first to last moment of the step there (-1: the rank has no such step)
+  int64_t wait_ns = 0;   // waiting in the step's matched collectives
+  int64_t comm_ns = 0;   // in communication kernels that began in the step
 };
 struct StepWaits {
+  std::string run;
   int64_t step = 0;
+  int64_t start_ns = 0;          // its first moment on any rank (absolute)
   uint32_t collectives = 0;      // matched across ranks in this step
-  int32_t last = -1;             // the rank (index in Waits::ranks) last most often here
-  uint32_t last_count = 0;
-  int64_t lost_ns = 0;           // what all ranks together waited for it, where it was last
-  bool straggler = false;        // last consistently, beyond chance
-  std::vector<int64_t> wait_ns;  // per rank
+  std::vector<StepRank> ranks;   // by rank (Waits::ranks)
+  std::vector<int32_t> held_by;  // the ranks the others waited for: last consistently, beyond chance
+  uint32_t late_count = 0;       // collectives at which each of them was among the last (the fewest of them)
+  int64_t lost_ns = 0;           // what the other ranks together waited in the step's collectives
+  std::string why;               // held_by empty: why no rank is named
 };
 struct Waits {
   std::string from;  // "NCCL kernels", "Horovod ops"; "" when no collective is matched across ranks
   uint32_t collectives = 0;
-  std::vector<RankWaits> ranks;
-  std::vector<StepWaits> steps;  // in step order (collectives outside any step are in the ranks' totals only)
+  std::vector<RankWaits> ranks;  // by run, rank number, name (natural order)
+  std::vector<StepWaits> steps;  // by run, then step
 };
 
 struct Report {

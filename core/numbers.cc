@@ -243,4 +243,26 @@ std::string FormatMicros(int64_t ns) {
 
 std::string SignedMicros(int64_t ns) { return (ns > 0 ? "+" : "") + FormatMicros(ns) + " µs"; }
 
+bool NaturalLess(std::string_view a, std::string_view b) {
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      size_t i1 = i, j1 = j;
+      while (i1 < a.size() && a[i1] == '0') i1++;  // (leading zeros: the same value)
+      while (j1 < b.size() && b[j1] == '0') j1++;
+      size_t i2 = i1, j2 = j1;
+      while (i2 < a.size() && digit(a[i2])) i2++;
+      while (j2 < b.size() && digit(b[j2])) j2++;
+      if (i2 - i1 != j2 - j1) return i2 - i1 < j2 - j1;
+      if (int c = a.substr(i1, i2 - i1).compare(b.substr(j1, j2 - j1))) return c < 0;
+      i = i2, j = j2;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    i++, j++;
+  }
+  return a.size() - i < b.size() - j;
+}
+
 }  // namespace tracemerge

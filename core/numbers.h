@@ -65,4 +65,8 @@ std::optional<int64_t> ParseTimeText(std::string_view text);
 // Strips JSON whitespace at both ends.
 std::string_view Trim(std::string_view s);
 
+// Names in the order people count: runs of digits by their value.
+//   NaturalLess("host2", "host10") → true        NaturalLess("rank 10", "rank 9") → false
+bool NaturalLess(std::string_view a, std::string_view b);
+
 }  // namespace tracemerge

@@ -155,19 +155,28 @@ std::string WaitsJson(const Waits& w) {
   std::string s = "{\"from\":" + Quote(w.from) + ",\"collectives\":" + std::to_string(w.collectives) + ",\"ranks\":[";
   for (size_t i = 0; i < w.ranks.size(); i++) {
     const RankWaits& r = w.ranks[i];
-    s += std::string(i ? "," : "") + "{\"label\":" + Quote(r.label) + ",\"path\":" + Quote(r.path) +
-         ",\"clock_checked\":" + (r.clock_checked ? "true" : "false") + ",\"wait_us\":" + FormatMicros(r.wait_ns) +
-         ",\"last\":" + std::to_string(r.last) + "}";
+    s += std::string(i ? "," : "") + "{\"label\":" + Quote(r.label) + ",\"run\":" + Quote(r.run) +
+         ",\"path\":" + Quote(r.path) + ",\"clock_checked\":" + (r.clock_checked ? "true" : "false") +
+         ",\"wait_us\":" + FormatMicros(r.wait_ns) + ",\"comm_us\":" + FormatMicros(r.comm_ns) +
+         ",\"held\":" + std::to_string(r.held) + "}";
   }
   s += "],\"steps\":[";
   for (size_t i = 0; i < w.steps.size(); i++) {
     const StepWaits& st = w.steps[i];
-    s += std::string(i ? ",\n" : "\n") + "{\"step\":" + std::to_string(st.step) + ",\"collectives\":" +
-         std::to_string(st.collectives) + ",\"last\":" + std::to_string(st.last) + ",\"last_count\":" +
-         std::to_string(st.last_count) + ",\"straggler\":" + (st.straggler ? "true" : "false") +
-         ",\"lost_us\":" + FormatMicros(st.lost_ns) + ",\"wait_us\":[";
-    for (size_t r = 0; r < st.wait_ns.size(); r++) s += (r ? "," : "") + FormatMicros(st.wait_ns[r]);
-    s += "]}";
+    s += std::string(i ? ",\n" : "\n") + "{\"run\":" + Quote(st.run) + ",\"step\":" + std::to_string(st.step) +
+         ",\"start_us\":" + FormatMicros(st.start_ns) + ",\"collectives\":" + std::to_string(st.collectives) +
+         ",\"held_by\":[";
+    for (size_t k = 0; k < st.held_by.size(); k++) s += (k ? "," : "") + std::to_string(st.held_by[k]);
+    s += "],\"late_count\":" + std::to_string(st.late_count) + ",\"lost_us\":" + FormatMicros(st.lost_ns) +
+         ",\"why\":" + Quote(st.why);
+    // Per rank (null: no such step there): its length, its waiting, its time in communication.
+    for (auto [name, field] : {std::pair{"span_us", &StepRank::span_ns}, {"wait_us", &StepRank::wait_ns}, {"comm_us", &StepRank::comm_ns}}) {
+      s += std::string(",\"") + name + "\":[";
+      for (size_t r = 0; r < st.ranks.size(); r++)
+        s += (r ? "," : "") + (st.ranks[r].span_ns < 0 ? std::string("null") : FormatMicros(st.ranks[r].*field));
+      s += "]";
+    }
+    s += "}";
   }
   return s + "]}";
 }
@@ -175,25 +184,30 @@ std::string WaitsJson(const Waits& w) {
 // "870.5 µs", "103.959 ms": a length of time in the unit that reads best.
 std::string Span(int64_t ns) { return ns >= 10000000 || ns <= -10000000 ? FormatMicros(ns / 1000) + " ms" : FormatMicros(ns) + " µs"; }
 
-// Who waits for whom: the steps whose straggler stands out, or that none does.
+// Who waits for whom: the steps in which some ranks held the others back, or that none did.
 std::string WaitsSummary(const Waits& w) {
   std::string s = "who waits for whom (" + w.from + ", " + std::to_string(w.ranks.size()) + " ranks, " +
                   std::to_string(w.collectives) + " collectives matched across them):\n";
   size_t shown = 0, named = 0;
   for (const StepWaits& st : w.steps) {
-    if (!st.straggler) continue;
+    if (st.held_by.empty()) continue;
     named++;
-    if (shown++ == 20) {
-      s += "  …\n";
-      continue;
+    if (shown++ == 20) s += "  …\n";
+    if (shown > 20) continue;
+    std::string who;
+    int64_t busy = INT64_MAX;
+    for (int32_t r : st.held_by) {
+      who += (who.empty() ? "" : ", ") + w.ranks[r].label;
+      busy = std::min(busy, st.ranks[r].span_ns - st.ranks[r].wait_ns);
     }
-    if (shown > 21) continue;
-    s += "  step " + std::to_string(st.step) + ": " + w.ranks[st.last].label + " arrived last at " +
-         std::to_string(st.last_count) + " of " + std::to_string(st.collectives) +
-         " collectives; the ranks lost " + Span(st.lost_ns) + " waiting for it\n";
+    s += "  step " + std::to_string(st.step) + (st.run.empty() ? "" : " of " + st.run) + ": the others waited for " + who +
+         " (each among the last to arrive at " + (st.late_count < st.collectives ? "at least " : "") +
+         std::to_string(st.late_count) + " of " + std::to_string(st.collectives) + " collectives, busy " + Span(busy) +
+         " or more); the other ranks lost " + Span(st.lost_ns) +
+         " in all\n";
   }
   if (!named) s += "  no rank held the others back beyond chance in any step\n";
-  else s += "  " + std::to_string(named) + " of " + std::to_string(w.steps.size()) + " steps have a straggler\n";
+  else s += "  in " + std::to_string(named) + " of " + std::to_string(w.steps.size()) + " steps some ranks held the others back\n";
   return s;
 }
 

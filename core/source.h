@@ -74,6 +74,8 @@ enum class AnchorTier : uint8_t {
   kHostOp,    // record_param_comms / nccl:* on the CPU (they end when launched: used only when they agree)
   kTfOp,      // a TF trace's own record of a Horovod op ("<tensor>:HorovodAllreduce"): ties the trace to its
               // host's Horovod timeline (tf_profiler.cc), not a collective the clock check compares
+  kExchange,  // an NCCL/RCCL kernel of a collective that is not symmetric (send/recv, all-to-all, broadcast):
+              // time in communication (waits.h), never matched
 };
 struct Anchor {
   uint32_t event = 0;

@@ -143,7 +143,7 @@ bool Consistent(const ParsedSource& s, size_t arena) {
     if (m.second >= s.events.size()) return false;
   if (s.cls.format > FormatId::kChrome || s.step_kind > StepKind::kProfilerStep) return false;
   for (const Anchor& a : s.anchors)
-    if (a.event >= s.events.size() || a.tier > AnchorTier::kTfOp) return false;
+    if (a.event >= s.events.size() || a.tier > AnchorTier::kExchange) return false;
   return true;
 }
 

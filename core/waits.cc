@@ -6,15 +6,19 @@
 
 #include "identity.h"
 #include "match.h"
+#include "numbers.h"
 
 namespace tracemerge {
 namespace {
 
 constexpr AnchorTier kTiers[] = {AnchorTier::kKernel, AnchorTier::kHorovod};  // (host-side ops end at launch)
 constexpr const char* kTierNames[] = {"NCCL kernels", "Horovod ops"};
+constexpr uint32_t kMinCollectives = 3;  // fewer say too little of who is late
+constexpr double kNotable = 0.01;        // the others' mean wait, of the step's median length, worth a name
 
-// P(X ≥ k) for X ~ Binomial(n, p): how often chance makes one rank last k times of n.
+// P(X ≥ k) for X ~ Binomial(n, p): how often chance makes one rank late k times of n.
 double Tail(uint32_t n, uint32_t k, double p) {
+  if (p >= 1) return 1;
   double sum = 0, term = std::pow(1 - p, n);  // P(X = 0)
   for (uint32_t i = 0; i <= n; i++) {
     if (i >= k) sum += term;
@@ -23,121 +27,258 @@ double Tail(uint32_t n, uint32_t k, double p) {
   return sum;
 }
 
+// The values below the widest gap between neighbours in sorted order (all of them when none).
+//   LowGroup({0, 1, 290, 291}) → 1 (every value ≤ 1)
+int64_t LowGroup(std::vector<int64_t> v) {
+  std::sort(v.begin(), v.end());
+  int64_t below = v.back(), gap = 0;
+  for (size_t i = 1; i < v.size(); i++)
+    if (v[i] - v[i - 1] > gap) gap = v[i] - v[i - 1], below = v[i - 1];
+  return below;
+}
+
+std::string Ms(int64_t ns) { return ns < 1000000 ? FormatMicros(ns) + " µs" : FormatMicros(ns / 1000) + " ms"; }
+
+// A rank's steps by their first moment, to find the step a moment falls in.
+struct Steps {
+  std::vector<std::pair<int64_t, int64_t>> first;  // (first ts, step), in time order
+  bool At(int64_t t, int64_t* step) const {
+    auto it = std::upper_bound(first.begin(), first.end(), std::make_pair(t, INT64_MAX));
+    if (it == first.begin()) return false;
+    *step = std::prev(it)->second;
+    return true;
+  }
+};
+
 }  // namespace
 
 Waits CollectiveWaits(const Job& job, CollectiveMatcher& matcher, const std::vector<HostClock>& hosts,
                       const std::vector<int32_t>& host_of) {
   Waits w;
-  const std::vector<CollectiveMatcher::Seen>* named = nullptr;
-  uint32_t cids = 0;
-  size_t tier = 0;
-  for (; tier < 2; tier++) {  // kernels, else Horovod ops: the first tier matched across ranks
-    named = &matcher.Name(kTiers[tier], &cids);
-    std::vector<uint32_t> count(cids, 0);
-    bool shared = false;
-    for (const auto& x : *named) shared |= ++count[x.cid] > 1;
-    if (shared) break;
-  }
-  if (tier == 2) return w;
-  const std::vector<CollectiveMatcher::Seen>& seen = *named;
-  w.from = kTierNames[tier];
-  // Ranks: streams (a node's rotated files are one rank).
-  std::map<std::string, int32_t> rank_of;  // run + stream → rank
-  std::vector<int32_t> source_rank(job.sources.size(), -1);
-  for (const auto& x : seen) {
-    if (source_rank[x.source] >= 0) continue;
-    const ParsedSource& s = job.sources[x.source];
-    auto [it, added] = rank_of.try_emplace(s.identity.run + '\x1f' + s.identity.stream, static_cast<int32_t>(w.ranks.size()));
-    if (added) {
-      RankWaits r;
-      r.label = s.identity.group;
-      r.path = s.path;
-      const int32_t h = host_of[x.source];
-      r.clock_checked = h >= 0 && hosts[h].status != HostClock::Status::kUnchecked;
-      w.ranks.push_back(std::move(r));
+  const StepKind kind = JobStepKind(job);
+  auto takes_part = [&](const ParsedSource& s) {
+    if (!s.report.included) return false;
+    if (!StepsOf(s, kind).empty()) return true;
+    for (const Anchor& a : s.anchors)
+      if (a.tier == AnchorTier::kKernel || a.tier == AnchorTier::kHorovod || a.tier == AnchorTier::kExchange) return true;
+    return false;
+  };
+  // The ranks: each process within its run (identity.h), by run, rank number, name.
+  std::map<std::pair<std::string, std::string>, std::vector<uint32_t>> members;
+  for (uint32_t i = 0; i < job.sources.size(); i++)
+    if (takes_part(job.sources[i])) members[{job.sources[i].identity.run, job.sources[i].identity.process}].push_back(i);
+  std::vector<const std::vector<uint32_t>*> order;
+  for (const auto& [key, list] : members) order.push_back(&list);
+  std::sort(order.begin(), order.end(), [&](const std::vector<uint32_t>* a, const std::vector<uint32_t>* b) {
+    const Identity &x = job.sources[a->front()].identity, &y = job.sources[b->front()].identity;
+    if (x.run != y.run) return NaturalLess(x.run, y.run);
+    const int64_t rx = x.rank < 0 ? INT64_MAX : x.rank, ry = y.rank < 0 ? INT64_MAX : y.rank;
+    return rx != ry ? rx < ry : NaturalLess(x.group, y.group);
+  });
+  std::vector<int32_t> rank_of(job.sources.size(), -1);
+  for (const std::vector<uint32_t>* list : order) {
+    RankWaits r;
+    const ParsedSource& first = job.sources[list->front()];
+    r.label = first.identity.group;
+    r.run = job.runs > 1 ? first.identity.run : "";  // (a run is named when there are several)
+    r.path = first.path;
+    r.clock_checked = false;
+    for (uint32_t i : *list) {
+      rank_of[i] = static_cast<int32_t>(w.ranks.size());
+      r.clock_checked |= host_of[i] >= 0 && hosts[host_of[i]].status != HostClock::Status::kUnchecked;
     }
-    source_rank[x.source] = it->second;
+    w.ranks.push_back(std::move(r));
   }
-  // Each host's steps, by their first moment on its clock: a collective is in
-  // the step its ranks began it in (the most of them).
-  std::vector<std::vector<std::pair<int64_t, int64_t>>> step_starts(job.domains);  // (first ts, step)
+  const size_t ranks = w.ranks.size();
+  // Each rank's steps: first and last moment of its marks.
+  std::map<std::pair<std::string, int64_t>, StepWaits> steps;  // (run, step) →
+  std::vector<Steps> rank_steps(ranks);
   {
-    std::vector<std::map<int64_t, int64_t>> first(job.domains);
-    for (const ParsedSource& s : job.sources) {
-      if (!s.report.included) continue;
-      for (auto [step, ev] : s.steps) {
-        auto [it, added] = first[s.identity.domain].try_emplace(step, s.events[ev].ts);
-        if (!added) it->second = std::min(it->second, s.events[ev].ts);
+    std::vector<std::map<int64_t, std::pair<int64_t, int64_t>>> spans(ranks);
+    for (uint32_t i = 0; i < job.sources.size(); i++) {
+      if (rank_of[i] < 0) continue;
+      const ParsedSource& s = job.sources[i];
+      for (auto [step, index] : StepsOf(s, kind)) {
+        const Event& e = s.events[index];
+        if (!e.has_ts) continue;
+        const int64_t end = AddNs(e.ts, Duration(e));
+        auto [it, added] = spans[rank_of[i]].try_emplace(step, e.ts, end);
+        it->second = {std::min(it->second.first, e.ts), std::max(it->second.second, end)};
       }
     }
-    for (uint32_t d = 0; d < job.domains; d++) {
-      for (auto [step, ts] : first[d]) step_starts[d].push_back({ts, step});
-      std::sort(step_starts[d].begin(), step_starts[d].end());
+    for (size_t r = 0; r < ranks; r++) {
+      // A step ends where the next begins, when a mark of it lasts longer (a loader's slice).
+      for (auto it = spans[r].begin(); it != spans[r].end(); ++it)
+        if (auto next = std::next(it); next != spans[r].end() && next->first == it->first + 1)
+          it->second.second = std::max(it->second.first, std::min(it->second.second, next->second.first));
+      for (auto& [step, span] : spans[r]) {
+        StepWaits& sw = steps[{w.ranks[r].run, step}];
+        if (sw.ranks.empty()) sw.run = w.ranks[r].run, sw.step = step, sw.start_ns = span.first, sw.ranks.resize(ranks);
+        sw.start_ns = std::min(sw.start_ns, span.first);
+        sw.ranks[r].span_ns = span.second - span.first;
+        rank_steps[r].first.push_back({span.first, step});
+      }
+      std::sort(rank_steps[r].first.begin(), rank_steps[r].first.end());
     }
   }
-  auto step_of = [&](const CollectiveMatcher::Seen& x, int64_t* step) {
-    const auto& starts = step_starts[job.sources[x.source].identity.domain];
-    auto it = std::upper_bound(starts.begin(), starts.end(), std::make_pair(x.start, INT64_MAX));
-    if (it == starts.begin()) return false;
-    *step = std::prev(it)->second;
-    return true;
-  };
-  // Per collective: who arrived last (the shortest), and everyone's wait for it.
-  std::vector<std::vector<uint32_t>> by_cid(cids);
-  for (uint32_t k = 0; k < seen.size(); k++) by_cid[seen[k].cid].push_back(k);
-  std::map<int64_t, StepWaits> steps;
-  std::map<int64_t, std::map<int32_t, std::pair<uint32_t, int64_t>>> last_of;  // step → rank → (times last, lost)
-  const size_t ranks = w.ranks.size();
-  for (uint32_t c = 0; c < cids; c++) {
-    std::vector<uint32_t>& list = by_cid[c];
-    if (list.size() < 2) continue;
-    w.collectives++;
-    uint32_t last = list[0];
-    for (uint32_t k : list)
-      if (seen[k].end - seen[k].start < seen[last].end - seen[last].start) last = k;
-    const int64_t shortest = seen[last].end - seen[last].start;
-    std::map<int64_t, uint32_t> votes;  // step → ranks that began it there
-    for (uint32_t k : list) {
-      int64_t step = 0;
-      if (step_of(seen[k], &step)) votes[step]++;
-    }
-    bool in_step = !votes.empty();
+  auto step_at = [&](size_t r, int64_t t) -> StepWaits* {
     int64_t step = 0;
-    uint32_t most = 0;
-    for (auto [st, v] : votes)
-      if (v > most) step = st, most = v;
-    StepWaits* sw = nullptr;
-    if (in_step) {
-      sw = &steps[step];
-      sw->step = step;
-      sw->collectives++;
-      if (sw->wait_ns.empty()) sw->wait_ns.assign(ranks, 0);
+    if (!rank_steps[r].At(t, &step)) return nullptr;
+    return &steps[{w.ranks[r].run, step}];
+  };
+  // The tier matched across ranks: kernels, else Horovod ops.
+  const std::vector<CollectiveMatcher::Seen>* seen = nullptr;
+  uint32_t cids = 0;
+  for (size_t tier = 0; tier < 2 && w.from.empty(); tier++) {
+    seen = &matcher.Name(kTiers[tier], &cids);
+    std::vector<uint32_t> count(cids, 0);
+    for (const auto& x : *seen)
+      if (++count[x.cid] > 1) w.from = kTierNames[tier];
+  }
+  // Time in communication: kernels of any collective, and the matched ops; their union per rank.
+  {
+    std::vector<std::vector<std::pair<int64_t, int64_t>>> pieces(ranks);
+    for (uint32_t i = 0; i < job.sources.size(); i++) {
+      if (rank_of[i] < 0) continue;
+      const ParsedSource& s = job.sources[i];
+      for (const Anchor& a : s.anchors) {
+        const Event& e = s.events[a.event];
+        if ((a.tier == AnchorTier::kKernel || a.tier == AnchorTier::kExchange) && e.ph == 'X' && e.has_ts)
+          pieces[rank_of[i]].push_back({e.ts, AddNs(e.ts, e.dur)});
+      }
     }
-    const int32_t last_rank = source_rank[seen[last].source];
-    int64_t lost = 0;
-    for (uint32_t k : list) {
-      const int64_t wait = std::max<int64_t>(0, (seen[k].end - seen[k].start) - shortest);
-      const int32_t r = source_rank[seen[k].source];
-      w.ranks[r].wait_ns += wait;
-      if (sw) sw->wait_ns[r] += wait;
-      lost += wait;
-    }
-    w.ranks[last_rank].last++;
-    if (in_step) {
-      auto& [times, total] = last_of[step][last_rank];
-      times++;
-      total += lost;
+    if (w.from == kTierNames[1])
+      for (const auto& x : *seen) pieces[rank_of[x.source]].push_back({x.start, x.end});
+    for (size_t r = 0; r < ranks; r++) {
+      auto& list = pieces[r];
+      std::sort(list.begin(), list.end());
+      for (size_t k = 0; k < list.size();) {
+        auto [a, b] = list[k];
+        for (k++; k < list.size() && list[k].first <= b; k++) b = std::max(b, list[k].second);
+        w.ranks[r].comm_ns += b - a;
+        if (StepWaits* sw = step_at(r, a)) sw->ranks[r].comm_ns += b - a;
+      }
     }
   }
-  // Per step: the rank last most often; a straggler when consistently so.
-  for (auto& [step, sw] : steps) {
-    for (auto& [rank, tl] : last_of[step])
-      if (tl.first > sw.last_count || (tl.first == sw.last_count && tl.second > sw.lost_ns))
-        sw.last = rank, sw.last_count = tl.first, sw.lost_ns = tl.second;
-    const double chance = Tail(sw.collectives, sw.last_count, 1.0 / static_cast<double>(std::max<size_t>(ranks, 2)));
-    sw.straggler = sw.last_count >= 3 && 4 * sw.last_count >= 3 * sw.collectives && chance < 0.01;
+  // Per collective: each rank's wait for the last to arrive, kept by step.
+  using Collective = std::vector<std::pair<int32_t, int64_t>>;  // (rank, its wait)
+  std::map<StepWaits*, std::vector<Collective>> in_step;
+  if (!w.from.empty()) {
+    std::vector<std::vector<uint32_t>> by_cid(cids);
+    for (uint32_t k = 0; k < seen->size(); k++) by_cid[(*seen)[k].cid].push_back(k);
+    for (std::vector<uint32_t>& list : by_cid) {
+      Collective c;
+      std::vector<int64_t> start;
+      for (uint32_t k : list) {  // (a rank seen twice — two copies of its file — counts once)
+        const int32_t r = rank_of[(*seen)[k].source];
+        if (r < 0 || std::any_of(c.begin(), c.end(), [&](const auto& x) { return x.first == r; })) continue;
+        c.push_back({r, (*seen)[k].end - (*seen)[k].start});
+        start.push_back((*seen)[k].start);
+      }
+      if (c.size() < 2) continue;
+      w.collectives++;
+      int64_t shortest = INT64_MAX;
+      for (auto& [r, length] : c) shortest = std::min(shortest, length);
+      for (auto& [r, length] : c) w.ranks[r].wait_ns += length = std::max<int64_t>(0, length - shortest);
+      std::map<StepWaits*, uint32_t> votes;  // the step its ranks began it in (the most of them)
+      for (size_t k = 0; k < c.size(); k++)
+        if (StepWaits* sw = step_at(c[k].first, start[k])) votes[sw]++;
+      StepWaits* sw = nullptr;
+      uint32_t most = 0;
+      for (auto [st, v] : votes)
+        if (v > most || (v == most && st->step < sw->step)) sw = st, most = v;
+      if (!sw) continue;
+      sw->collectives++;
+      for (auto [r, wait] : c) sw->ranks[r].wait_ns += wait;
+      in_step[sw].push_back(std::move(c));
+    }
+  }
+  // Per step: the ranks the others waited for, or why none is named.
+  for (auto& [key, sw] : steps) {
+    std::vector<int64_t> lengths;
+    for (const StepRank& x : sw.ranks)
+      if (x.span_ns >= 0) lengths.push_back(x.span_ns);
+    std::nth_element(lengths.begin(), lengths.begin() + lengths.size() / 2, lengths.end());
+    const int64_t median = lengths.empty() ? 0 : lengths[lengths.size() / 2];
+    if (w.from.empty() || sw.collectives == 0) {
+      bool exchanged = false;
+      for (const StepRank& x : sw.ranks) exchanged |= x.comm_ns > 0;
+      sw.why = exchanged ? "no collective matched across ranks: time in send/recv or all-to-all does not say who waited"
+                         : "no collective matched across ranks";
+    } else if (sw.collectives < kMinCollectives) {
+      sw.why = "only " + std::to_string(sw.collectives) + " matched collective" + (sw.collectives == 1 ? "" : "s") + " (" +
+               std::to_string(kMinCollectives) + " needed)";
+    } else {
+      const std::vector<Collective>& colls = in_step[&sw];
+      // The candidates: the ranks that waited least in the step, below its widest gap.
+      std::vector<uint32_t> late(ranks, 0), count(ranks, 0);
+      std::vector<bool> low(ranks, false), in(ranks, false);
+      std::vector<int64_t> waits;
+      for (const Collective& c : colls)
+        for (auto [r, wait] : c) in[r] = true;
+      for (size_t r = 0; r < ranks; r++)
+        if (in[r]) waits.push_back(sw.ranks[r].wait_ns);
+      const int64_t below = LowGroup(waits);
+      size_t n_in = 0, n_low = 0;
+      int64_t low_max = 0, high_min = INT64_MAX, lost = 0;
+      for (size_t r = 0; r < ranks; r++) {
+        if (!in[r]) continue;
+        n_in++;
+        const int64_t x = sw.ranks[r].wait_ns;
+        if (x <= below) low[r] = true, n_low++, low_max = std::max(low_max, x);
+        else high_min = std::min(high_min, x), lost += x;
+      }
+      // At each collective: who were among the last (below its widest gap), and how long
+      // the others waited for the candidates after the last of them had come (the least of their waits).
+      uint64_t late_sum = 0, count_sum = 0;
+      int64_t for_them = 0;
+      for (const Collective& c : colls) {
+        std::vector<int64_t> v;
+        int64_t least_other = INT64_MAX;
+        for (auto [r, wait] : c) {
+          v.push_back(wait);
+          if (!low[r]) least_other = std::min(least_other, wait);
+        }
+        const int64_t last_below = LowGroup(v);
+        for (auto [r, wait] : c) late[r] += wait <= last_below, count[r]++, late_sum += wait <= last_below, count_sum++;
+        if (least_other != INT64_MAX) for_them += least_other;
+      }
+      const size_t others = n_in - n_low;
+      const double p = static_cast<double>(late_sum) / static_cast<double>(count_sum);
+      bool often = true, beyond_chance = true;
+      uint32_t fewest = UINT32_MAX;
+      std::string least;  // "rank 4, rank 5"
+      for (size_t r = 0; r < ranks; r++) {
+        if (!low[r]) continue;
+        often &= late[r] >= kMinCollectives && 4 * late[r] >= 3 * count[r];
+        beyond_chance &= Tail(count[r], late[r], p) < 0.01;
+        fewest = std::min(fewest, late[r]);
+        least += (least.empty() ? "" : ", ") + w.ranks[r].label;
+      }
+      const int64_t mean_lost = others ? lost / static_cast<int64_t>(others) : 0;
+      const std::string waited = least + " waited least (" + Ms(low_max) + " or less, the others " + Ms(high_min) + " or more)";
+      if (others == 0 || 2 * n_low > n_in || 2 * low_max > high_min) {
+        sw.why = "the ranks waited alike: no group waited clearly less than the rest";
+      } else if (!often) {
+        sw.why = waited + ", but were not among the last at three quarters of the collectives";
+      } else if (!beyond_chance) {
+        sw.why = waited + ", but " + std::to_string(sw.collectives) + " collectives cannot tell that from chance";
+      } else if (3 * for_them < mean_lost) {
+        sw.why = waited + ", but the others waited mostly for one another";
+      } else if (static_cast<double>(mean_lost) < kNotable * static_cast<double>(median)) {
+        sw.why = "the others waited " + Ms(mean_lost) + " each, under 1% of the step";
+      } else {
+        for (size_t r = 0; r < ranks; r++)
+          if (low[r]) sw.held_by.push_back(static_cast<int32_t>(r)), w.ranks[r].held++;
+        sw.late_count = fewest;
+        sw.lost_ns = lost;
+      }
+    }
     w.steps.push_back(std::move(sw));
   }
+  std::stable_sort(w.steps.begin(), w.steps.end(), [](const StepWaits& a, const StepWaits& b) {
+    return a.run != b.run ? NaturalLess(a.run, b.run) : a.step < b.step;
+  });
   return w;
 }
 

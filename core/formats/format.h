@@ -42,6 +42,8 @@ struct Identity {
   std::string device;          // the device it says it recorded ("GPU 0"), or ""
   std::string node;            // the name its tracks carry: smdebug's node id, the file's label
   std::string stream;          // files that continue one another (smdebug rotates a node's stream) share it
+  std::string process;         // the process that recorded it, across its files and kinds (a row of the steps):
+                               // smdebug's node id; else its stream
   std::string label;           // its processes' names start with it: "rank 3 · host-b", "monday · 0-algo-1 · pythontimeline"
   std::string group;           // what the page groups it under: "rank 3 · host-b", the node id ("0-algo-1")
   uint32_t domain = 0;         // its clock domain in the job: one per (run, host); a source of its own when no host is known

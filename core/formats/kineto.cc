@@ -97,7 +97,10 @@ class Kineto final : public Format {
       op = SymmetricOp(f.name);
       name = "host";
     }
-    if (op.empty()) return;
+    if (op.empty()) {
+      if (IsNcclKernel(f.name)) s.anchors.push_back({index, AnchorTier::kExchange, false, false, ""});
+      return;
+    }
     // With a sequence number the collective is named by its group and number
     // (the same on every rank); without, by its group, op and name, and place.
     a.seq = !f.arg_seq.empty();
@@ -138,6 +141,12 @@ class Kineto final : public Format {
       }
     }
     if (id.rank >= 0) id.label = "rank " + std::to_string(id.rank) + (id.host.empty() ? "" : " · " + id.host);
+    // One process's files of one rank (PyTorch's handler writes one per profiled step) continue
+    // one another: one stream — one track per process and thread, one row of the steps —
+    // unless their times overlap (IdentifySources).
+    if (id.rank >= 0)
+      for (const Proc& p : s.procs)
+        if (p.labels == "CPU" && !p.pid_text.empty()) id.stream = id.label + " · pid " + p.pid_text;
     // The device: the one GPU its processes' labels name ("GPU 1"), if one.
     for (const Proc& p : s.procs) {
       if (p.labels.rfind("GPU", 0) != 0 || p.labels == id.device) continue;

@@ -95,6 +95,7 @@ class Smdebug final : public Format {
     id.host = HostOfNodeId(s.cls.node);
     id.host_from = "node id";
     id.stream = std::string(KindName(s.cls.kind)) + ' ' + s.cls.node;
+    id.process = s.cls.node;
     id.label = s.cls.node + " · " + KindName(s.cls.kind);
     return id;
   }

@@ -8,7 +8,8 @@ tests, the benchmarks, and trying --align by hand.
         [--collectives 8] [--jitter-us 2] [--arrival-us 2000] [--gap-ms 0]
         [--base-us N] [--seed S] [--format kineto|smdebug] [--no-seq] [--no-clock]
         [--files-per-step] [--decoys N] [--broadcasts]
-        [--straggler RANK --straggler-steps 3-5 --straggler-ms 2] [--metrics] [--tf]
+        [--straggler RANK --straggler-steps 3-5 --straggler-ms 2]
+        [--p2p RANKS --p2p-steps 3-5 --p2p-ms 10] [--metrics] [--tf]
         [--sagemaker [--tf-steps 5-12] [--tf-untied H]]
 
 Every rank runs the same steps. At each collective every rank arrives at its
@@ -29,7 +30,10 @@ plus its offset plus its drift (ppm of the time since the job's start).
   rank with PyTorch's default name "<host>_<pid>.<ns>.pt.trace.json" and no
   host_name (as its trace handler does when profiling one step at a time).
   --decoys N adds N host-side nccl:all_reduce ops per step at random times;
-  --broadcasts a broadcast per step whose root finishes 1.3-3.3 ms early.
+  --broadcasts a broadcast per step whose root finishes 1.3-3.3 ms early;
+  --p2p 1,3: in --p2p-steps those ranks run a send/recv kernel of --p2p-ms
+  (ncclDevKernel_SendRecv) before each all-reduce and arrive that much later,
+  busy, while the others wait in the all-reduce for them.
 --format smdebug: one SageMaker Debugger node per rank, node id
   "<rank>-<host>": OUT_DIR/framework/pevents/<hour>/<end>_<node>_horovod_timeline.json
   (ALLREDUCE per tensor, B/E) and <end>_<node>_pythontimeline.json (steps);
@@ -59,6 +63,7 @@ import random
 
 KERNEL = 'ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)'
 BROADCAST = 'ncclDevKernel_Broadcast_RING_LL(ncclDevComm*, unsigned long, ncclWork*)'
+SENDRECV = 'ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)'
 TRANSFER_US = 30
 
 
@@ -76,8 +81,13 @@ def plan(a, rng, world):
             arrivals = [cursor - rng.uniform(50, a.arrival_us) for _ in range(world)]
             if a.straggler is not None and a.straggler_lo <= step <= a.straggler_hi:
                 arrivals[a.straggler] = max(arrivals) + a.straggler_ms * 1000
+            p2p = []
+            if a.p2p_lo <= step <= a.p2p_hi:
+                for r in a.p2p_ranks:
+                    p2p.append([r, arrivals[r], arrivals[r] + a.p2p_ms * 1000])
+                    arrivals[r] += a.p2p_ms * 1000 + 5
             end = max(arrivals) + TRANSFER_US
-            colls.append({"end": end, "arrivals": arrivals, "seq": len(colls) + k * a.collectives})
+            colls.append({"end": end, "arrivals": arrivals, "seq": len(colls) + k * a.collectives, "p2p": p2p})
             cursor = end
         stop = cursor + 2000
         steps.append({"step": step, "start": start, "end": stop, "colls": colls})
@@ -118,6 +128,9 @@ def kineto_events(a, rng, steps, w, rank):
                 comm.update({"Collective name": "allreduce", "Seq": c["seq"], "Process Group Name": "0"})
             ev.append(x("nccl:all_reduce", "user_annotation", pid, tid, arrive - 60, arrive - 29.5, {"External id": c["seq"]}))
             ev.append(x("record_param_comms", "cpu_op", pid, tid, arrive - 59, arrive - 38.75, comm))
+            for r, t0, t1 in c["p2p"]:
+                if r == rank:
+                    ev.append(x(SENDRECV, "kernel", gpu, 20, t0, t1, {"device": gpu, "stream": 20}))
             end = c["end"] + rng.uniform(-a.jitter_us, a.jitter_us)
             ev.append(x(KERNEL, "kernel", gpu, 20, arrive, end, {"External id": c["seq"], "device": gpu, "stream": 20}))
         for _ in range(a.decoys):  # host-side collectives at unrelated times
@@ -300,6 +313,9 @@ def main():
     ap.add_argument('--straggler', type=int)
     ap.add_argument('--straggler-steps', default='3-5')
     ap.add_argument('--straggler-ms', type=float, default=2.0)
+    ap.add_argument('--p2p', default='')
+    ap.add_argument('--p2p-steps', default='3-5')
+    ap.add_argument('--p2p-ms', type=float, default=10.0)
     ap.add_argument('--metrics', action='store_true')
     ap.add_argument('--tf', action='store_true')
     ap.add_argument('--sagemaker', action='store_true')
@@ -312,6 +328,8 @@ def main():
     a.drifts = [float(x) for x in a.drift_ppm.split(',')]
     a.drifts += [0.0] * (a.hosts - len(a.drifts))
     a.straggler_lo, a.straggler_hi = (int(x) for x in a.straggler_steps.split('-'))
+    a.p2p_ranks = [int(x) for x in a.p2p.split(',') if x]
+    a.p2p_lo, a.p2p_hi = (int(x) for x in a.p2p_steps.split('-')) if a.p2p_ranks else (1, 0)
     world = a.hosts * a.ranks_per_host
     steps = plan(a, rng, world)
     hosts = ['host-%s' % (chr(ord('a') + h) if h < 26 else str(h)) for h in range(a.hosts)]
@@ -330,7 +348,9 @@ def main():
                    "step_starts_us": [s["start"] for s in steps],
                    "tf": tf or [],
                    "straggler": None if a.straggler is None else
-                   {"rank": a.straggler, "steps": [a.straggler_lo, a.straggler_hi], "ms": a.straggler_ms}}, f)
+                   {"rank": a.straggler, "steps": [a.straggler_lo, a.straggler_hi], "ms": a.straggler_ms},
+                   "p2p": None if not a.p2p_ranks else
+                   {"ranks": a.p2p_ranks, "steps": [a.p2p_lo, a.p2p_hi], "ms": a.p2p_ms}}, f)
 
 
 if __name__ == '__main__':

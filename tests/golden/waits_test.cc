@@ -1,7 +1,8 @@
 // Who waits for whom (waits.h) on generated jobs whose truth the generator
 // writes: a rank planted to arrive 2 ms late at every all-reduce of steps 3–5
 // must be named for exactly those steps, with the time the others lost within
-// 5% of the truth; a job without one must name none.
+// 5% of the truth; two ranks busy in send/recv while two wait in the
+// all-reduce are both named; a job without either must name none.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -57,15 +58,18 @@ TEST_F(Waiting, APlantedStragglerIsNamedForItsStepsWithTheTimeLost) {
     const auto truth = LostFor(job, straggler);
     for (const StepWaits& st : w.steps) {
       const bool planted = st.step >= 3 && st.step <= 5;
-      EXPECT_EQ(st.straggler, planted) << "step " << st.step;
+      EXPECT_EQ(!st.held_by.empty(), planted) << "step " << st.step << ": " << st.why;
       if (!planted) continue;
-      ASSERT_GE(st.last, 0);
-      EXPECT_EQ(w.ranks[st.last].label.substr(0, 7), "rank " + std::to_string(straggler) + " ") << w.ranks[st.last].label;
-      EXPECT_EQ(st.last_count, st.collectives);
+      ASSERT_EQ(st.held_by.size(), 1u);
+      const int32_t last = st.held_by[0];
+      EXPECT_EQ(w.ranks[last].label.substr(0, 7), "rank " + std::to_string(straggler) + " ") << w.ranks[last].label;
+      EXPECT_EQ(st.late_count, st.collectives);
       EXPECT_NEAR(st.lost_ns / 1000.0, truth.at(st.step), 0.05 * truth.at(st.step)) << "step " << st.step;
-      EXPECT_EQ(st.wait_ns[st.last], 0) << "the last waits for no one";
+      EXPECT_EQ(st.ranks[last].wait_ns, 0) << "the last waits for no one";
+      for (const StepRank& x : st.ranks) EXPECT_GT(x.span_ns, x.wait_ns) << "every rank has the step";
     }
-    EXPECT_NE(r.report.Summary().find("step 3: rank " + std::to_string(straggler)), std::string::npos);
+    EXPECT_NE(r.report.Summary().find("step 3: the others waited for rank " + std::to_string(straggler)), std::string::npos)
+        << r.report.Summary();
   }
 }
 
@@ -85,7 +89,7 @@ TEST_F(Waiting, AfterAlignClocksEachCollectiveIsInItsOwnStep) {
   ASSERT_EQ(w.steps.size(), 6u);
   for (const StepWaits& st : w.steps) {
     EXPECT_EQ(st.collectives, 8u) << "step " << st.step;
-    EXPECT_EQ(st.straggler, st.step >= 3 && st.step <= 5) << "step " << st.step;
+    EXPECT_EQ(!st.held_by.empty(), st.step >= 3 && st.step <= 5) << "step " << st.step << ": " << st.why;
   }
 }
 
@@ -97,7 +101,10 @@ TEST_F(Waiting, AJobWithoutAStragglerNamesNone) {
     const MergeResult r = MergeInputs(ReadTree(job), {});
     ASSERT_FALSE(r.report.fatal);
     ASSERT_EQ(r.report.waits.steps.size(), 8u);
-    for (const StepWaits& st : r.report.waits.steps) EXPECT_FALSE(st.straggler) << "step " << st.step;
+    for (const StepWaits& st : r.report.waits.steps) {
+      EXPECT_TRUE(st.held_by.empty()) << "step " << st.step;
+      EXPECT_FALSE(st.why.empty()) << "step " << st.step << ": says why no one is named";
+    }
     EXPECT_NE(r.report.Summary().find("no rank held the others back"), std::string::npos);
   }
 }
@@ -111,9 +118,10 @@ TEST_F(Waiting, HorovodOpsOfSmdebugNodesToo) {
   ASSERT_EQ(w.ranks.size(), 4u);
   size_t named = 0;
   for (const StepWaits& st : w.steps)
-    if (st.straggler) {
+    if (!st.held_by.empty()) {
       named++;
-      EXPECT_EQ(w.ranks[st.last].label, "2-host-c");
+      ASSERT_EQ(st.held_by.size(), 1u);
+      EXPECT_EQ(w.ranks[st.held_by[0]].label, "2-host-c");
     }
   EXPECT_EQ(named, 3u);
 }
@@ -126,6 +134,69 @@ TEST_F(Waiting, RanksOfAnUncheckedHostAreMarked) {
   EXPECT_TRUE(r.report.waits.ranks[0].clock_checked) << "the reference";
   EXPECT_FALSE(r.report.waits.ranks[1].clock_checked) << "host-b";
   EXPECT_GT(r.report.waits.ranks[0].wait_ns + r.report.waits.ranks[1].wait_ns, 0) << "their waits stand";
+}
+
+// Two ranks busy in send/recv before each all-reduce while the other two wait
+// in it for them: both busy ones are named — neither is last consistently
+// alone — in exactly the planted steps, on seeds the rule was not tuned on;
+// their send/recv counts as time in communication, not as waiting.
+TEST_F(Waiting, RanksBusyInSendRecvAreNamedTogether) {
+  for (int seed : {4, 21, 38}) {
+    SCOPED_TRACE(seed);
+    const std::vector<int32_t> busy = seed % 2 ? std::vector<int32_t>{0, 3} : std::vector<int32_t>{1, 2};
+    const std::string job = Generate("p2p" + std::to_string(seed), "--hosts 2 --ranks-per-host 2 --p2p " +
+                                     std::to_string(busy[0]) + "," + std::to_string(busy[1]) +
+                                     " --p2p-steps 2-4 --seed " + std::to_string(seed));
+    const MergeResult r = MergeInputs(ReadTree(job), {});
+    ASSERT_FALSE(r.report.fatal);
+    const Waits& w = r.report.waits;
+    ASSERT_EQ(w.ranks.size(), 4u);
+    ASSERT_EQ(w.steps.size(), 6u);
+    for (const StepWaits& st : w.steps) {
+      const bool planted = st.step >= 2 && st.step <= 4;
+      if (!planted) {
+        EXPECT_TRUE(st.held_by.empty()) << "step " << st.step;
+        continue;
+      }
+      ASSERT_EQ(st.held_by.size(), 2u) << "step " << st.step << ": " << st.why;
+      for (size_t k = 0; k < 2; k++)
+        EXPECT_EQ(w.ranks[st.held_by[k]].label.substr(0, 7), "rank " + std::to_string(busy[k]) + " ");
+      for (int32_t b : busy) {
+        EXPECT_GE(st.ranks[b].comm_ns, 8 * 10'000'000) << "8 send/recv of 10 ms: in communication";
+        EXPECT_LT(st.ranks[b].wait_ns, 8 * 2'000'000) << "busy, not waiting";
+      }
+    }
+  }
+}
+
+// Send/recv alone (no collective matched across ranks) does not say who
+// waited: no one is named, and the step says why.
+TEST_F(Waiting, SendRecvAloneCannotTell) {
+  const std::string job = Generate("p2ponly", "--hosts 2 --ranks-per-host 1 --collectives 0 --seed 8");
+  const MergeResult r = MergeInputs(ReadTree(job), {});
+  ASSERT_FALSE(r.report.fatal);
+  EXPECT_EQ(r.report.waits.from, "");
+  for (const StepWaits& st : r.report.waits.steps) {
+    EXPECT_TRUE(st.held_by.empty());
+    EXPECT_NE(st.why.find("no collective matched"), std::string::npos) << st.why;
+  }
+}
+
+// One rank's files of every profiled step (PyTorch's handler writes one per
+// step) are one rank: four rows, not one per file.
+TEST_F(Waiting, OneRanksFilesOfEveryStepAreOneRank) {
+  const std::string job = Generate("fps", "--hosts 2 --ranks-per-host 2 --steps 4 --files-per-step --straggler 2 "
+                                          "--straggler-steps 1-2 --seed 13");
+  const MergeResult r = MergeInputs(ReadTree(job), {});
+  ASSERT_FALSE(r.report.fatal);
+  const Waits& w = r.report.waits;
+  ASSERT_EQ(w.ranks.size(), 4u);
+  for (size_t k = 0; k < 4; k++) EXPECT_EQ(w.ranks[k].label, "rank " + std::to_string(k) + " · host-" + "aabb"[k]);
+  ASSERT_EQ(w.steps.size(), 4u);
+  for (const StepWaits& st : w.steps) {
+    for (const StepRank& x : st.ranks) EXPECT_GT(x.span_ns, 0) << "step " << st.step;
+    EXPECT_EQ(st.held_by, (st.step >= 1 && st.step <= 2 ? std::vector<int32_t>{2} : std::vector<int32_t>{})) << st.step;
+  }
 }
 
 }  // namespace

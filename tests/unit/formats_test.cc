@@ -309,7 +309,8 @@ TEST(Kineto, TopLevelKeysStepsAndCollectives) {
   EXPECT_EQ(s.said.host, "ip-10-0-0-7");
   EXPECT_EQ(s.step_kind, StepKind::kProfilerStep);
   EXPECT_EQ(s.steps, (Marks{{7, 0}}));
-  ASSERT_EQ(s.anchors.size(), 3u) << "the all-reduce op, its kernel, the generic kernel's all-gather";
+  ASSERT_EQ(s.anchors.size(), 4u) << "the all-reduce op, its kernel, the generic kernel's all-gather, the send/recv";
+  EXPECT_EQ(s.anchors[3].tier, AnchorTier::kExchange) << "time in communication, never matched";
   EXPECT_EQ(s.anchors[0].tier, AnchorTier::kHostOp);
   EXPECT_TRUE(s.anchors[0].seq);
   EXPECT_EQ(s.anchors[0].key, "0\x1f" "allreduce\x1f" "seq 12");
