@@ -536,7 +536,7 @@ void WarnClocks(Job& job, const ClockCheck& check, bool aligned, std::vector<Dia
       what += ", and it " + std::string(hc.rate_ppm > 0 ? "gains " : "loses ") + Plain(std::fabs(hc.rate_ppm) * 1000) +
               " ppm ± " + Plain(hc.rate_uncertainty_ppm * 1000) + " (" + SignedMicros(hc.OffsetAt(hc.first_ns)) + " to " +
               SignedMicros(hc.OffsetAt(hc.last_ns)) + " over " + FormatMicros(SubNs(hc.last_ns, hc.first_ns) / 1000000) + " s)";
-    what += aligned ? "; --align clocks moved " : "; --align clocks moves ";
+    what += aligned ? "; aligning the clocks (--align clocks) moved " : "; aligning the clocks (--align clocks) moves ";
     what += (hc.sources.size() == 1 ? "it" : "them") + std::string(" by ") + SignedMicros(SubNs(0, off)) +
             (hc.drift ? " at its middle, by a line" : "");
     first.Warn(aligned ? Code::kNote : Code::kClockSkew, 0, what);

@@ -58,7 +58,7 @@ Waits CollectiveWaits(const Job& job, CollectiveMatcher& matcher, const std::vec
   const StepKind kind = JobStepKind(job);
   auto takes_part = [&](const ParsedSource& s) {
     if (!s.report.included) return false;
-    if (!StepsOf(s, kind).empty()) return true;
+    if (!s.steps.empty()) return true;
     for (const Anchor& a : s.anchors)
       if (a.tier == AnchorTier::kKernel || a.tier == AnchorTier::kHorovod || a.tier == AnchorTier::kExchange) return true;
     return false;
@@ -89,16 +89,27 @@ Waits CollectiveWaits(const Job& job, CollectiveMatcher& matcher, const std::vec
     }
     w.ranks.push_back(std::move(r));
   }
+  {  // Two processes of one name (an smdebug node and a trace named after it): their sources' labels.
+    std::map<std::string, uint32_t> uses;
+    for (const RankWaits& r : w.ranks) uses[r.label]++;
+    for (size_t r = 0; r < order.size(); r++)
+      if (uses[w.ranks[r].label] > 1) w.ranks[r].label = job.sources[order[r]->front()].identity.label;
+  }
   const size_t ranks = w.ranks.size();
   // Each rank's steps: first and last moment of its marks.
   std::map<std::pair<std::string, int64_t>, StepWaits> steps;  // (run, step) →
   std::vector<Steps> rank_steps(ranks);
   {
+    // A rank's steps are its marks of the job's kind, else of its own (a Kineto rank's
+    // ProfilerStep#N beside an smdebug node's step_num: the same loop's numbers).
+    std::vector<bool> job_kind(ranks, false);
+    for (uint32_t i = 0; i < job.sources.size(); i++)
+      if (rank_of[i] >= 0 && !StepsOf(job.sources[i], kind).empty()) job_kind[rank_of[i]] = true;
     std::vector<std::map<int64_t, std::pair<int64_t, int64_t>>> spans(ranks);
     for (uint32_t i = 0; i < job.sources.size(); i++) {
       if (rank_of[i] < 0) continue;
       const ParsedSource& s = job.sources[i];
-      for (auto [step, index] : StepsOf(s, kind)) {
+      for (auto [step, index] : job_kind[rank_of[i]] ? StepsOf(s, kind) : s.steps) {
         const Event& e = s.events[index];
         if (!e.has_ts) continue;
         const int64_t end = AddNs(e.ts, Duration(e));

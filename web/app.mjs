@@ -72,7 +72,8 @@ function setBusy(busy) {
 
 // Merge is enabled only when it has something to merge; otherwise the reason is beside it.
 function updateMergeButton() {
-  const reason = state.classifying || !kinds ? 'Looking at the files…' : nothingToMerge(state.entries, kinds, state.kindOn);
+  const reason = !state.entries.length ? 'Choose a folder or files first.'
+    : state.classifying || !kinds ? 'Looking at the files…' : nothingToMerge(state.entries, kinds, state.kindOn);
   el.merge.disabled = state.merging || !!reason;
   el.mergeReason.textContent = state.merging ? 'Esc cancels.' : reason;
 }

@@ -6,10 +6,13 @@
 //   jv.show(scanReport); jv.refresh(); jv.setWindow(preview); jv.setMerged(mergeReport, eventsWritten);
 //   jv.setMerged(null) once that result is gone
 import { count, duration, plural, utcFromMicros } from './format.mjs';
-import { buildModel, runTable, stepTable } from './overview-model.mjs';
+import { buildModel, runTable } from './overview-model.mjs';
 import { createOverview } from './overview.mjs';
 import { renderSteps } from './steps.mjs';
 import { h } from './table.mjs';
+
+const NATURAL = new Intl.Collator('en', { numeric: true });  // host2 before host10
+const SKEW_LINES = 6;  // clock lines shown before the rest fold
 
 export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
   let report = null;
@@ -55,8 +58,7 @@ export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
   }
 
   function steps() {
-    renderSteps(el.stepsPanel, stepTable(model), { onPick: (s) => onPick({ step: s }), selected: picked,
-      waits: report?.waits, runs: runTable(model) });
+    renderSteps(el.stepsPanel, report?.waits, { onPick: (s) => onPick({ step: s }), selected: picked, runs: runTable(model) });
   }
 
   function caption() {
@@ -74,18 +76,27 @@ export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
   function skew() {
     const check = report?.clock_check;
     const hosts = check?.attempted ? check.hosts : [];
-    const off = report.align === 'clocks' ? [] : hosts.filter((c) => c.status === 'checked' && c.skew);  // (else moved)
-    const unchecked = hosts.filter((c) => c.status === 'unchecked' && c.collectives);  // (without: nothing to check)
+    const byName = (a, b) => NATURAL.compare(a.label, b.label);  // host2 before host10
+    const off = report.align === 'clocks' ? [] : hosts.filter((c) => c.status === 'checked' && c.skew).sort(byName);  // (else moved)
+    const unchecked = hosts.filter((c) => c.status === 'unchecked' && c.collectives).sort(byName);  // (without: nothing to check)
     const us = (x) => `${x > 0 ? '+' : x < 0 ? '−' : ''}${Math.abs(x)} µs`;
     el.skew.hidden = !off.length && !unchecked.length;
     el.alignClocks.hidden = !off.length;
-    el.skewList.replaceChildren(
+    const lines = [
       ...off.map((c) => h('li', { class: 'skewed', 'data-host': c.host }, h('strong', {}, 'Clocks apart: '),
         `${c.label}'s clock is ${us(c.offset_us)} ± ${c.uncertainty_us} µs against ${c.reference}'s` +
         (c.rate_ppm !== undefined ? `, drifting ${c.rate_ppm > 0 ? '+' : ''}${c.rate_ppm} ± ${c.rate_uncertainty_ppm} ppm` : '') +
         ` (${count(c.anchors)} of ${count(c.matched)} ${c.from} ends agree).`)),
       ...unchecked.map((c) => h('li', { class: 'unchecked', 'data-host': c.host }, h('strong', {}, 'Not checked: '),
-        `${c.label} — ${c.reason}.`)));
+        `${c.label} — ${c.reason}.`))];
+    // Many hosts: the first few, the rest folded (the overview stays in view).
+    if (lines.length > SKEW_LINES) {
+      const worst = Math.max(...off.map((c) => Math.abs(c.offset_us)), 0);
+      const rest = lines.splice(SKEW_LINES - 1);
+      lines.push(h('li', { class: 'more' }, h('details', {}, h('summary', {},
+        `${plural(rest.length, 'more host')}${off.length ? ` (clocks up to ${worst} µs apart in all)` : ''}`), h('ul', {}, ...rest))));
+    }
+    el.skewList.replaceChildren(...lines);
     const moved = (report?.sources ?? []).filter((s) => s.aligned_us);
     el.alignedNote.hidden = !moved.length;
     if (moved.length) {

@@ -144,41 +144,6 @@ export function runTable(model) {
   return { runs: pair, rows: list };
 }
 
-// Per step, per group: how long it took there (the longest of the group's sources:
-// last − first moment), when it started, and which group was slowest — the one that holds
-// the others back at the next collective.
-//   stepTable(model) → { groups: [title…], rows: [{ step, first, cells: [{ dur, start } | null…],
-//                                                  slowest: index, fastest: index }…] }
-export function stepTable(model) {
-  const groups = model.groups.filter((g) => g.lanes.some((l) => l.steps.length));
-  const rows = new Map();
-  groups.forEach((g, gi) => {
-    for (const lane of g.lanes) {
-      for (const [step, first, last] of lane.steps) {
-        if (!rows.has(step)) rows.set(step, { step, first: Infinity, cells: groups.map(() => null) });
-        const row = rows.get(step);
-        const a = first + lane.shift;
-        const cell = row.cells[gi] ?? (row.cells[gi] = { dur: 0, start: Infinity });
-        cell.dur = Math.max(cell.dur, last - first);
-        cell.start = Math.min(cell.start, a);
-        row.first = Math.min(row.first, a);
-      }
-    }
-  });
-  const list = [...rows.values()].sort((a, b) => a.step - b.step);
-  for (const row of list) {
-    let slowest = -1;
-    let fastest = -1;
-    row.cells.forEach((c, i) => {
-      if (!c) return;
-      if (slowest < 0 || c.dur > row.cells[slowest].dur) slowest = i;
-      if (fastest < 0 || c.dur < row.cells[fastest].dur) fastest = i;
-    });
-    Object.assign(row, { slowest, fastest });
-  }
-  return { groups: groups.map((g) => g.title), rows: list };
-}
-
 // Ticks for a time axis: about `count` round steps from `origin` (the job's start: labels
 // stay put while zooming), those inside [start, end]. Round in the unit they are read in:
 // 1, 2, 5 × 10^k µs up to seconds, then 15 s, 30 s, minutes, hours, days.

@@ -150,8 +150,8 @@ const ALLREDUCE = 'ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigne
 
 function rankTraces(steps) {
   const rnd = random(43);
-  // The true end of every collective: two per step, in its second half.
-  const ends = steps.map((s) => [0.55, 0.85].map((f) => s.start + Math.round(s.dur * f + rnd() * 2000)));
+  // The true end of every collective: eight per step, over its second half.
+  const ends = steps.map((s) => [0.5, 0.56, 0.62, 0.68, 0.74, 0.8, 0.86, 0.92].map((f) => s.start + Math.round(s.dur * f + rnd() * 1000)));
   return [['host-a', 0, 0], ['host-b', 1, CLOCK_APART]].map(([host, rank, clock]) => {
     const cpu = 2000 + rank;
     const gpu = 0;  // each rank its own GPU 0 on its host
@@ -166,13 +166,14 @@ function rankTraces(steps) {
     let seq = 0;
     steps.forEach((s, k) => {
       const t0 = s.start + 60 + rnd() * 150;
-      // rank 1 is the slow one now and then: the steps panel marks it
-      const dur = s.dur - 400 + (rank === 1 && k % 3 === 2 ? 2500 : 0) + rnd() * 600;
+      // rank 1 is the slow one now and then (steps 2, 5, 8, 11): busy longer before each
+      // all-reduce, it arrives last at every one, and rank 0 waits for it — the steps panel names it
+      const slow = k % 3 === 2;
+      const dur = s.dur - 400 + rnd() * 600;
       ev.push({ ph: 'X', cat: 'user_annotation', name: `ProfilerStep#${s.step}`, pid: cpu, tid: cpu, ts: at(t0), dur: +dur.toFixed(3), args: {} });
       ev.push({ ph: 'X', cat: 'kernel', name: 'volta_sgemm_128x64_nn', pid: gpu, tid: 20, ts: at(t0 + 900), dur: +(s.dur * 0.4).toFixed(3), args: { device: gpu, stream: 20 } });
       for (const end of ends[k]) {
-        const arrive = end - 80 - rnd() * 1500;
-        ev.push({ ph: 'X', cat: 'user_annotation', name: 'nccl:all_reduce', pid: cpu, tid: cpu, ts: at(arrive), dur: 30.5, args: { 'External id': seq } });
+        const arrive = end - 80 - (slow ? (rank === 1 ? rnd() * 100 : 1500 + rnd() * 1500) : rnd() * 1500);
         ev.push({ ph: 'X', cat: 'cpu_op', name: 'record_param_comms', pid: cpu, tid: cpu, ts: at(arrive + 1), dur: 20.25,
           args: { 'External id': seq, 'Collective name': 'allreduce', Seq: seq, 'Process Group Name': '0' } });
         const kstart = arrive + 40;

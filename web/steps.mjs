@@ -1,92 +1,99 @@
-// The steps panel: how long each step took on each node or rank (from the overview's
-// lanes: last − first moment of the step there), as a heat map — the slower, the warmer —
-// with the slowest per step marked, and who the others waited for (the core's waits: the
-// rank last at the step's collectives, and what all lost waiting for it). Below it, who
-// waits for whom as a ranks × steps map, and two runs side by side when there are two.
-// A click on a step (its number, any of its cells) picks it as the window.
-//   renderSteps(container, stepTable(model), { onPick: (step) => …, selected, waits: report.waits, runs: runTable(model) })
+// The steps panel, from the core's waits (report.waits, core/waits.h): per run, a table of
+// the steps — when each began, how long each rank was busy in it (its length less its
+// waiting in collectives), who the others waited for and what they lost — and the ranks ×
+// steps map of waiting. The core names the ranks the others waited for only when the data
+// shows it, and says why not otherwise; the page shows that, it does not judge. Below, two
+// runs side by side when there are two. A click on a step (its number, any of its cells)
+// picks it as the window.
+//   renderSteps(container, report.waits, { onPick: (step) => …, selected, runs: runTable(model) })
 import { duration, plural, utcFromMicros } from './format.mjs';
 import { h } from './table.mjs';
 
 const MAX_ROWS = 400;      // steps shown; a job with more says so
-const TEXT_COLUMNS = 8;    // up to this many nodes or ranks, cells say their duration
-const FULL_HEAT = 0.1;     // a step this much longer than its fastest is the warmest colour
-const LAGGING = 0.02;      // the slowest is marked when it is this much longer than the fastest
-const WAIT_ROWS = 32;      // ranks in the waiting map: those that waited least (the stragglers) first
-// A rank that takes 2% longer than the fastest holds the others back; 0.3% is noise.
-const lagging = (lo, hi) => hi - lo > Math.max(lo * LAGGING, 10);
+const RANK_COLUMNS = 8;    // up to this many ranks, the steps table has a column each
+const MAP_ROWS = 32;       // ranks in the waiting map: those held up by least first
 
 // "rank 0 · host-a" in parts that do not break inside ("host-" | "a" on a narrow page).
 const words = (name) => name.split(' · ').flatMap((part, i) => [...(i ? [' · '] : []), h('span', { class: 'nowrap' }, part)]);
+const names = (waits, list) => list.map((r) => waits.ranks[r].label).join(', ');
 
 function heatCell(td, heat) {
   td.style.setProperty('--heat', `${Math.round(Math.max(0, Math.min(heat, 1)) * 100)}%`);  // (CSSOM: the CSP allows no style attributes)
   return td;
 }
 
-// The step's straggler and what the others lost waiting for it, or why none is named.
-function waitedFor(waits, step) {
-  const s = waits?.stepsBy.get(step);
-  if (!s) return h('td', { class: 'waited none' }, '');
-  const who = s.last >= 0 ? waits.ranks[s.last].label : '';
-  if (!s.straggler) {
-    return h('td', { class: 'waited none', title: who ? `${who} was last at ${s.last_count} of ${s.collectives} collectives: no more than chance` : '' }, '—');
-  }
-  return h('td', { class: 'waited straggler', 'data-step': String(step),
-    title: `${who} arrived last at ${s.last_count} of ${s.collectives} collectives; all ranks together waited ${duration(s.lost_us)} for it` },
-  h('strong', {}, who), ` · ${duration(s.lost_us)} lost`);
+// What each rank of a step did: [{ rank, span, wait, comm, busy }] for those that have it.
+function stepRanks(s) {
+  return s.span_us.flatMap((span, r) => (span === null ? [] : [{ rank: r, span, wait: s.wait_us[r], comm: s.comm_us[r], busy: span - s.wait_us[r] }]));
 }
 
-function stepsTable(table, { waits, selected }) {
-  const { groups, rows } = table;
-  const text = groups.length <= TEXT_COLUMNS;
+// "84 ms each · 5.28 s over 63 ranks": what the others lost, said as what it is.
+function lostText(s) {
+  const others = stepRanks(s).length - s.held_by.length;
+  if (!s.held_by.length || others < 1) return '';
+  return others === 1 ? duration(s.lost_us) : `${duration(s.lost_us / others)} each · ${duration(s.lost_us)} over ${plural(others, 'rank')}`;
+}
+
+function heldCell(waits, s) {
+  if (!s.held_by.length) return h('td', { class: 'held none', title: s.why }, h('span', { 'aria-hidden': 'true' }, '—'), h('span', { class: 'visually-hidden' }, `no one named: ${s.why}`));
+  const who = names(waits, s.held_by);
+  return h('td', { class: 'held named', 'data-step': String(s.step),
+    title: `The others waited for ${who}: ${s.held_by.length > 1 ? 'each' : 'it'} was among the last to arrive at ${s.late_count} of ${s.collectives} collectives` },
+  ...words(who));
+}
+
+function rankCell(waits, s, x, held) {
+  const name = waits.ranks[x.rank].label;
+  const title = `${name}, step ${s.step}: ${duration(x.span)} — busy ${duration(x.busy)}, waiting ${duration(x.wait)} in collectives` +
+    (x.comm ? `, ${duration(x.comm)} in communication kernels` : '') + (held ? '; the others waited for it' : '');
+  return heatCell(h('td', { class: `heat c-num${held ? ' held-rank' : ''}`, title, 'data-step': String(s.step) },
+    duration(x.busy), held ? h('span', { class: 'visually-hidden' }, ' (the others waited for it)') : null),
+  x.span ? x.wait / x.span * 2 : 0);
+}
+
+function stepsTable(waits, ranks, steps, { selected }) {
+  const perRank = ranks.length <= RANK_COLUMNS;
+  const told = waits.from !== '';
   const head = h('tr', {},
     h('th', { scope: 'col', class: 'c-num' }, 'Step'),
     h('th', { scope: 'col' }, 'Starts (UTC)'),
-    ...groups.map((name) => h('th', { scope: 'col', class: `c-num${text ? '' : ' narrow'}`, title: name }, ...(text ? words(name) : []))),
-    h('th', { scope: 'col' }, 'Slowest'),
-    ...(waits ? [h('th', { scope: 'col', title: 'The rank the others waited for at the collectives (the core\'s waits)' }, 'Waited for')] : []));
-  const body = rows.slice(0, MAX_ROWS).map((row) => {
-    const durations = row.cells.filter(Boolean).map((cell) => cell.dur);
-    const lo = Math.min(...durations);
-    const hi = Math.max(...durations);
-    const cells = row.cells.map((cell, i) => {
-      if (!cell) return h('td', { class: 'heat none', title: `${groups[i]}: no step ${row.step}` }, '');
-      const slow = i === row.slowest && lagging(lo, hi);
-      const late = cell.start - row.first;
-      const title = `${groups[i]}, step ${row.step}: ${duration(cell.dur)}` +
-        (slow ? `, the slowest (+${duration(cell.dur - lo)} over the fastest)` : '') +
-        (late > 0 ? `; starts ${duration(late)} after the first` : '');
-      return heatCell(h('td', { class: `heat c-num${slow ? ' slowest' : ''}`, title, 'data-step': String(row.step) },
-        text ? duration(cell.dur) : '', slow ? h('span', { class: 'visually-hidden' }, ' (slowest)') : null),
-      (cell.dur - lo) / (lo * FULL_HEAT || 1));
-    });
-    const slowName = row.slowest >= 0 && lagging(lo, hi) ? `${groups[row.slowest]} +${duration(hi - lo)}` : '';
-    const pick = h('button', { type: 'button', class: 'step-pick', 'data-step': String(row.step), 'aria-label': `Merge step ${row.step}` }, String(row.step));
-    return h('tr', { class: selected === row.step ? 'picked' : '', 'data-step': String(row.step) },
+    ...(perRank ? ranks.map((r) => h('th', { scope: 'col', class: 'c-num', title: `${waits.ranks[r].label}: busy in the step (its length less its waiting)` }, ...words(waits.ranks[r].label)))
+      : [h('th', { scope: 'col', class: 'c-num', title: 'The ranks\' time busy in the step (its length less its waiting): the least and the most' }, 'Busy (ranks)')]),
+    ...(told ? [h('th', { scope: 'col', title: 'The ranks the others waited for at the collectives' }, 'Held up by'),
+      h('th', { scope: 'col', class: 'c-num', title: 'What the other ranks lost waiting in the step\'s collectives' }, 'Lost waiting')] : []));
+  const body = steps.slice(0, MAX_ROWS).map((s) => {
+    const xs = stepRanks(s);
+    const busy = xs.map((x) => x.busy);
+    const cells = perRank
+      ? ranks.map((r) => {
+        const x = xs.find((y) => y.rank === r);
+        return x ? rankCell(waits, s, x, s.held_by.includes(r)) : h('td', { class: 'heat none', title: `${waits.ranks[r].label}: no step ${s.step}` }, '');
+      })
+      : [h('td', { class: 'c-num nowrap' }, busy.length ? `${duration(Math.min(...busy))} – ${duration(Math.max(...busy))}` : '')];
+    const pick = h('button', { type: 'button', class: 'step-pick', 'data-step': String(s.step), 'aria-label': `Merge step ${s.step}` }, String(s.step));
+    return h('tr', { class: selected === s.step ? 'picked' : '', 'data-step': String(s.step) },
       h('td', { class: 'c-num' }, pick),
-      h('td', { class: 'mono utc' }, utcFromMicros(row.first).replace(/^\d{4}-\d\d-\d\d /, '')),
+      h('td', { class: 'mono utc' }, utcFromMicros(s.start_us).replace(/^\d{4}-\d\d-\d\d /, '')),
       ...cells,
-      h('td', { class: 'slow-name' }, slowName),
-      ...(waits ? [waitedFor(waits, row.step)] : []));
+      ...(told ? [heldCell(waits, s), h('td', { class: 'c-num lost' }, lostText(s))] : []));
   });
-  const note = rows.length > MAX_ROWS ? h('p', { class: 'hint' }, `The first ${MAX_ROWS} of ${plural(rows.length, 'step')} are shown.`) : null;
-  return [h('div', { class: 'table-wrap steps-wrap', tabindex: '0', role: 'region', 'aria-label': 'Step durations per node or rank' },
+  const note = steps.length > MAX_ROWS ? h('p', { class: 'hint' }, `The first ${MAX_ROWS} of ${plural(steps.length, 'step')} are shown.`) : null;
+  return [h('div', { class: 'table-wrap steps-wrap', tabindex: '0', role: 'region', 'aria-label': 'Steps: busy time per rank, who the others waited for' },
     h('table', { class: 'steps-table' }, h('caption', { class: 'visually-hidden' },
-      'How long each step took per node or rank; the slowest per step is marked, and the rank the others waited for. Press a step number to merge that step.'),
+      'Each step: when it began, each rank\'s busy time (its length less its waiting), the ranks the others waited for and what they lost. Press a step number to merge that step.'),
     h('thead', {}, head), h('tbody', {}, ...body))), ...(note ? [note] : [])];
 }
 
-// Ranks × steps: each rank's waiting in the step's collectives. The rank that does not wait
-// — the last to arrive, the one the others wait for — is the hot one. Ranks whose host's
-// clock could not be checked are marked: their waits stand, their arrival times do not.
-function waitsMap(waits) {
-  const steps = waits.steps.slice(0, MAX_ROWS);
-  if (!steps.length || waits.ranks.length < 2) return [];
-  const order = waits.ranks.map((r, i) => i).sort((a, b) => waits.ranks[a].wait_us - waits.ranks[b].wait_us);
-  const shown = order.slice(0, WAIT_ROWS);
-  const head = h('tr', {}, h('th', { scope: 'col' }, 'Rank'),
-    ...steps.map((s) => h('th', { scope: 'col', class: `c-num${s.straggler ? ' straggler' : ''}` }, String(s.step))),
+// Ranks × steps: each rank's waiting in the step's collectives (the warmer, the longer it
+// waited); the ranks the others waited for are outlined. Ranks whose host's clock could not be
+// checked are marked: their waits stand, their arrival times do not.
+function waitsMap(waits, ranks, steps) {
+  steps = steps.slice(0, MAX_ROWS);
+  if (!steps.length || ranks.length < 2 || !waits.from) return [];
+  const order = [...ranks].sort((a, b) => waits.ranks[b].held - waits.ranks[a].held || waits.ranks[a].wait_us - waits.ranks[b].wait_us);
+  const shown = order.slice(0, MAP_ROWS);
+  const head = h('tr', {}, h('th', { scope: 'col', class: 'rank-col' }, 'Rank'),
+    ...steps.map((s) => h('th', { scope: 'col', class: `c-num${s.held_by.length ? ' held' : ''}` }, String(s.step))),
     h('th', { scope: 'col', class: 'c-num' }, 'Waited'));
   const rows = shown.map((r) => {
     const rank = waits.ranks[r];
@@ -94,22 +101,23 @@ function waitsMap(waits) {
       h('th', { scope: 'row', class: 'rank-name', title: rank.path },
         rank.label, rank.clock_checked ? null : h('span', { class: 'unchecked-mark', title: 'Its host\'s clock could not be checked: its waits stand, its arrival times are unsure' }, ' · clock not checked')),
       ...steps.map((s) => {
-        const most = Math.max(...s.wait_us, 1);
+        const most = Math.max(...s.wait_us.map((w) => w ?? 0), 1);
         const w = s.wait_us[r];
-        const last = s.straggler && s.last === r;
-        return heatCell(h('td', { class: `heat c-num${last ? ' slowest' : ''}`, 'data-step': String(s.step),
-          title: `${rank.label}, step ${s.step}: waited ${duration(w)} in ${s.collectives} collectives${last ? ' — the others waited for it' : ''}` }, ''),
-        1 - w / most);
+        const held = s.held_by.includes(r);
+        if (w === null) return h('td', { class: 'heat none', title: `${rank.label}: no step ${s.step}` }, '');
+        return heatCell(h('td', { class: `heat c-num${held ? ' held-rank' : ''}`, 'data-step': String(s.step),
+          title: `${rank.label}, step ${s.step}: waited ${duration(w)} in ${plural(s.collectives, 'collective')}${held ? ' — the others waited for it' : ''}` }, ''),
+        w / most);
       }),
       h('td', { class: 'c-num' }, duration(rank.wait_us)));
   });
-  const more = waits.ranks.length > shown.length
-    ? h('p', { class: 'hint' }, `The ${shown.length} ranks that waited least are shown, of ${plural(waits.ranks.length, 'rank')}.`) : null;
-  return [h('h3', {}, 'Who waits for whom', h('span', { class: 'hint' },
-    ` · waiting in ${waits.from} per rank and step (${plural(waits.collectives, 'collective')}); the hot cells are the rank the others wait for`)),
+  const more = ranks.length > shown.length
+    ? h('p', { class: 'hint' }, `${shown.length} of ${plural(ranks.length, 'rank')} are shown: those the others waited for, then those that waited least.`) : null;
+  return [h('h4', {}, 'Waiting per rank', h('span', { class: 'hint' },
+    ` · in ${waits.from} (${plural(waits.collectives, 'collective')} matched); the warmer, the longer a rank waited; outlined: the ranks the others waited for`)),
   h('div', { class: 'table-wrap waits-wrap', tabindex: '0', role: 'region', 'aria-label': 'Waiting per rank and step' },
     h('table', { class: 'waits-table' }, h('caption', { class: 'visually-hidden' },
-      'Time each rank spent waiting in collectives, per step; the rank that waits least arrived last. Press a cell to merge that step.'),
+      'Time each rank spent waiting in collectives, per step; outlined cells: the ranks the others waited for. Press a cell to merge that step.'),
     h('thead', {}, head), h('tbody', {}, ...rows))), ...(more ? [more] : [])];
 }
 
@@ -135,20 +143,28 @@ function runsTable(runs, sortBy) {
     h('table', { class: 'runs-table' }, h('thead', {}, head), h('tbody', {}, ...body)))];
 }
 
-export function renderSteps(container, table, { onPick, selected = null, waits = null, runs = null }) {
-  const { groups, rows } = table;
-  if (!rows.length || !groups.length) {
+export function renderSteps(container, waits, { onPick, selected = null, runs = null }) {
+  const steps = waits?.steps ?? [];
+  if (!steps.length) {
     container.replaceChildren();
     container.hidden = true;
     return;
   }
   container.hidden = false;
-  const w = waits?.from ? { ...waits, stepsBy: new Map(waits.steps.map((s) => [s.step, s])) } : null;
+  const runNames = [...new Set(steps.map((s) => s.run))];
   let sortBy = container.sortRunsBy || 'step';  // (kept on the element: a rescan redraws the panel)
+  const exchanged = steps.some((s) => s.comm_us.some((c) => c > 0));
+  const hint = waits.from
+    ? ` · busy = a step's length less its waiting in collectives (${waits.from}); the ranks the others waited for, named where the data shows it; click a step to merge it`
+    : ` · each rank's time in the step; no collective is matched across ranks${exchanged ? ' (send/recv and all-to-all do not say who waited)' : ''}, so who waited for whom is not told; click a step to merge it`;
   const parts = () => [
-    h('h3', {}, 'Steps', h('span', { class: 'hint' }, ` · duration per ${groups.length === 1 ? 'node' : 'node or rank'}; the slowest of each step is marked${w ? ', and who the others waited for' : ''}; click a step to merge it`)),
-    ...stepsTable(table, { waits: w, selected }),
-    ...(w ? waitsMap(w) : []),
+    h('h3', {}, 'Steps', h('span', { class: 'hint' }, hint)),
+    ...runNames.flatMap((run) => {
+      const mine = steps.filter((s) => s.run === run);
+      const ranks = waits.ranks.map((r, i) => i).filter((i) => waits.ranks[i].run === run);
+      return [...(runNames.length > 1 ? [h('h4', { class: 'run-name' }, `Run ${run || '(files given by themselves)'}`)] : []),
+        ...stepsTable(waits, ranks, mine, { selected }), ...waitsMap(waits, ranks, mine)];
+    }),
     ...(runs ? runsTable(runs, sortBy) : []),
   ];
   container.replaceChildren(...parts());

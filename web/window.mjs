@@ -104,13 +104,15 @@ export function describeWindow(w, job) {
   }
   const a = endpoint(start, 'start', job);
   const b = endpoint(end, 'end', job);
-  const span = start !== null && end !== null ? ` · ${end < start ? 'empty' : duration(end - start + 1)}` : '';
-  return `${a.us} .. ${b.us} µs · ${a.utc || a.us} → ${b.utc || b.us}${span}`;
+  if (start === null) return `from the job's start${a.utc ? ` (${a.utc})` : ''} to ${b.utc} · to ${b.us} µs`;
+  if (end === null) return `from ${a.utc} to the job's end${b.utc ? ` (${b.utc})` : ''} · from ${a.us} µs`;
+  return `${a.us} .. ${b.us} µs · ${a.utc} → ${b.utc} · ${end < start ? 'empty' : duration(end - start + 1)}`;
 }
 
 // The window the merge reported (report.window), in the same words.
 export function describeMerged(window, job) {
   const text = describeWindow(window, job);
   return window?.start_step !== undefined || window?.end_step !== undefined
-    ? `${text} (steps ${window.start_step ?? 'first'} .. ${window.end_step ?? 'last'}, end step excluded)` : text;
+    ? `${text} (${window.start_step !== undefined ? `step ${window.start_step}` : 'the first step'}` +
+      `${window.end_step !== undefined ? ` up to step ${window.end_step}, not included` : ' to the last'})` : text;
 }

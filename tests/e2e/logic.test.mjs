@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { COMBINED, ROOT, WEB, cli, tmpDir } from './helpers.mjs';
 
 const { duration, plural, ranges, utcFromMicros } = await import(path.join(ROOT, 'web/format.mjs'));
-const { buildModel, stepTable, timeTicks } = await import(path.join(ROOT, 'web/overview-model.mjs'));
+const { buildModel, timeTicks } = await import(path.join(ROOT, 'web/overview-model.mjs'));
 const { createProgress } = await import(path.join(ROOT, 'web/progress.mjs'));
 const { groupWarnings } = await import(path.join(ROOT, 'web/report.mjs'));
 const { fileOriginNote, sizeWarning } = await import(path.join(ROOT, 'web/perfetto.mjs'));
@@ -107,13 +107,15 @@ test('the overview model: lanes per source grouped by node, hidden and shifted a
   assert.equal(some.lanes.length, 5);
   assert.equal(some.lanes.find((l) => l.path.endsWith('rank0.pt.trace.json')).shift, -5000);
   assert.equal(some.start, all.start - 5000);
-  // The steps panel: per step, the longest per group, and the slowest group.
-  const table = stepTable(all);
-  assert.equal(table.rows.length, 12);
-  assert.equal(table.groups.length, 3);
-  const step2 = table.rows.find((r) => r.step === 2);
-  assert.equal(table.groups[step2.slowest], 'rank 1 · host-b');  // the sample's rank 1 is slow in steps 2, 5, 8, 11
-  assert.ok(step2.cells[step2.slowest].dur - step2.cells[step2.fastest].dur > 2000);
+  // The steps panel reads the core's waits: the sample's rank 1, busy longer in steps 2, 5, 8 and
+  // 11, arrives last at all 8 all-reduces there — the others waited for it there and only there.
+  const w = report.waits;
+  assert.equal(w.from, 'NCCL kernels');
+  assert.deepEqual(w.ranks.map((r) => r.label), ['rank 0 · host-a', 'rank 1 · host-b', 'algo-1 · pythontimeline', 'algo-1 · trace']);
+  assert.equal(w.steps.length, 12);
+  const held = w.steps.filter((s) => s.held_by.length).map((s) => [s.step, s.held_by.map((r) => w.ranks[r].label)]);
+  assert.deepEqual(held, [2, 5, 8, 11].map((k) => [k, ['rank 1 · host-b']]));
+  for (const s of w.steps) if (!s.held_by.length) assert.ok(s.why, `step ${s.step} says why no one is named`);
   assert.deepEqual(timeTicks(0, 1000, 4), { step: 500, ticks: [0, 500, 1000] });
 });
 

@@ -82,12 +82,13 @@ test('a step\'s tick, the steps panel and the keys pick windows the CLI resolves
   await page.getByTestId('overview').click({ position: { x: tick.x, y: g.stepRowY } });
   assert.deepEqual(await fields(page), { unit: 'step', start: '3', end: '4' });
   await mergeMatchesCli(page, ['--unit', 'step', '--start', '3', '--end', '4']);
-  assert.match(await page.locator('#window-after').textContent(), /steps 3 \.\. 4/);
+  assert.match(await page.locator('#window-after').textContent(), /step 3 up to step 4, not included/);
 
-  // The steps panel: step 5's slowest rank is marked; its number picks it.
-  const row = page.locator('#steps-panel tr[data-step="5"]');
-  assert.equal(await row.locator('td.slowest').count(), 1);
-  assert.match(await row.locator('td.slow-name').textContent(), /rank ?1.* \+2\.\d+ ms/);
+  // The steps panel: in step 5 the others waited for rank 1 (marked, named); a number picks its step.
+  const row = page.locator('#steps-panel .steps-table tr[data-step="5"]');
+  assert.equal(await row.locator('td.held-rank').count(), 1);
+  assert.equal(await row.locator('td.held').textContent(), 'rank 1 · host-b');
+  assert.match(await row.locator('td.lost').textContent(), /^[\d.]+ ms$/);
   await page.getByRole('button', { name: 'Merge step 11' }).click();
   assert.deepEqual(await fields(page), { unit: 'step', start: '11', end: '' }, 'the last step: open to the end');
   await mergeMatchesCli(page, ['--unit', 'step', '--start', '11']);

@@ -117,9 +117,9 @@ test('at 400 px the file table is a card per file and nothing leaves its card (l
     await page.getByTestId('merge').click();
     await waitDone(page);
     await checkNarrow(page, 15);
-    // The sample: a clock warning, a steps panel with its slowest ranks marked.
+    // The sample: a clock warning, a steps panel with the rank the others waited for marked.
     await page.getByRole('button', { name: 'Try with sample traces' }).click();
-    await page.locator('#steps-panel td.slowest').first().waitFor();
+    await page.locator('#steps-panel td.held-rank').first().waitFor();
     await waitDone(page);
     await checkNarrow(page, 6);
     assert.deepEqual(page.errors, []);

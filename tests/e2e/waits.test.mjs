@@ -33,21 +33,47 @@ const fields = async (page) => ({
 test('the steps panel names a planted straggler for its steps, with the time lost; its map cell picks the step', { timeout: 180000 }, async () => {
   const dir = generate('late', '--hosts 3 --ranks-per-host 2 --straggler 3 --straggler-steps 3-5 --straggler-ms 2 --seed 8');
   const page = await scanned(dir);
-  const named = page.locator('#steps-panel td.waited.straggler');
+  const named = page.locator('#steps-panel .steps-table td.held.named');
   await named.first().waitFor();
   assert.equal(await named.count(), 3, 'steps 3, 4 and 5');
-  for (let i = 0; i < 3; i++) assert.match(await named.nth(i).textContent(), /^rank 3 · host-b · [\d.]+ ms lost$/);
+  for (let i = 0; i < 3; i++) assert.equal(await named.nth(i).textContent(), 'rank 3 · host-b');
   assert.deepEqual(await named.evaluateAll((tds) => tds.map((td) => td.closest('tr').dataset.step)), ['3', '4', '5']);
-  assert.equal(await page.locator('#steps-panel tr[data-step="0"] td.waited').textContent(), '—', 'no straggler: no name');
-  // The ranks × steps map: rank 3 waited least (first row), its planted steps marked.
+  for (let i = 0; i < 3; i++) {
+    assert.match(await named.nth(i).locator('xpath=following-sibling::td[1]').textContent(), /^[\d.]+ ms each · [\d.]+ ms over 5 ranks$/, 'what the others lost, said as what it is');
+  }
+  const calm = page.locator('#steps-panel .steps-table tr[data-step="0"] td.held');
+  assert.equal(await calm.locator('[aria-hidden]').textContent(), '—', 'no straggler: no name');
+  assert.ok((await calm.getAttribute('title')).length > 10, 'and why');
+  // The ranks × steps map: rank 3 first (the others waited for it), its planted steps outlined.
   const rows = page.locator('#steps-panel .waits-table tbody tr');
   assert.equal(await rows.count(), 6);
   assert.match(await rows.first().locator('th').textContent(), /^rank 3 · host-b/);
-  assert.equal(await rows.first().locator('td.slowest').count(), 3);
+  assert.equal(await rows.first().locator('td.held-rank').count(), 3);
   await rows.first().locator('td[data-step="4"]').click();
   assert.deepEqual(await fields(page), { unit: 'step', start: '4', end: '5' });
   assert.deepEqual(page.errors, []);
   await page.close();
+});
+
+// Issue 34's cases: two ranks busy in send/recv while two wait in the all-reduce for them —
+// both named, not the waiting ones; one file per step per rank — one row per rank.
+test('ranks busy in send/recv are named, not those waiting for them; one file per step per rank is one rank', { timeout: 180000 }, async () => {
+  const page = await scanned(generate('p2p', '--hosts 2 --ranks-per-host 2 --p2p 1,2 --p2p-steps 2-4 --seed 23'));
+  const named = page.locator('#steps-panel .steps-table td.held.named');
+  await named.first().waitFor();
+  assert.deepEqual(await named.evaluateAll((tds) => tds.map((td) => [td.closest('tr').dataset.step, td.textContent])),
+    [['2', 'rank 1 · host-a, rank 2 · host-b'], ['3', 'rank 1 · host-a, rank 2 · host-b'], ['4', 'rank 1 · host-a, rank 2 · host-b']]);
+  const heads = await page.locator('#steps-panel .steps-table thead th').allTextContents();
+  assert.deepEqual(heads, ['Step', 'Starts (UTC)', 'rank 0 · host-a', 'rank 1 · host-a', 'rank 2 · host-b', 'rank 3 · host-b', 'Held up by', 'Lost waiting']);
+  await page.close();
+
+  const steps = await scanned(generate('fps', '--hosts 2 --ranks-per-host 2 --steps 5 --files-per-step --seed 31'));
+  await steps.locator('#steps-panel .waits-table').waitFor();
+  assert.deepEqual(await steps.locator('#steps-panel .waits-table tbody th').evaluateAll((ths) => ths.map((th) => th.textContent).sort()),
+    ['rank 0 · host-a', 'rank 1 · host-a', 'rank 2 · host-b', 'rank 3 · host-b']);
+  assert.equal(await steps.locator('#steps-panel .steps-table tbody tr').count(), 5);
+  assert.deepEqual(steps.errors, []);
+  await steps.close();
 });
 
 test('two runs side by side: each step in both, the difference, sortable by it', { timeout: 180000 }, async () => {
