@@ -182,6 +182,7 @@ struct StepWaits {
   std::vector<int32_t> held_by;  // the ranks the others waited for: last consistently, beyond chance
   uint32_t late_count = 0;       // collectives at which each of them was among the last (the fewest of them)
   int64_t lost_ns = 0;           // what the other ranks together waited in the step's collectives
+  uint32_t others = 0;           // those other ranks (that took part in them)
   std::string why;               // held_by empty: why no rank is named
 };
 struct Waits {

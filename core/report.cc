@@ -167,7 +167,7 @@ std::string WaitsJson(const Waits& w) {
          ",\"start_us\":" + FormatMicros(st.start_ns) + ",\"collectives\":" + std::to_string(st.collectives) +
          ",\"held_by\":[";
     for (size_t k = 0; k < st.held_by.size(); k++) s += (k ? "," : "") + std::to_string(st.held_by[k]);
-    s += "],\"late_count\":" + std::to_string(st.late_count) + ",\"lost_us\":" + FormatMicros(st.lost_ns) +
+    s += "],\"late_count\":" + std::to_string(st.late_count) + ",\"lost_us\":" + FormatMicros(st.lost_ns) + ",\"others\":" + std::to_string(st.others) +
          ",\"why\":" + Quote(st.why);
     // Per rank (null: no such step there): its length, its waiting, its time in communication.
     for (auto [name, field] : {std::pair{"span_us", &StepRank::span_ns}, {"wait_us", &StepRank::wait_ns}, {"comm_us", &StepRank::comm_ns}}) {
@@ -203,7 +203,7 @@ std::string WaitsSummary(const Waits& w) {
     s += "  step " + std::to_string(st.step) + (st.run.empty() ? "" : " of " + st.run) + ": the others waited for " + who +
          " (each among the last to arrive at " + (st.late_count < st.collectives ? "at least " : "") +
          std::to_string(st.late_count) + " of " + std::to_string(st.collectives) + " collectives, busy " + Span(busy) +
-         " or more); the other ranks lost " + Span(st.lost_ns) +
+         " or more); the " + std::to_string(st.others) + " other rank" + (st.others == 1 ? "" : "s") + " lost " + Span(st.lost_ns) +
          " in all\n";
   }
   if (!named) s += "  no rank held the others back beyond chance in any step\n";

@@ -283,6 +283,7 @@ Waits CollectiveWaits(const Job& job, CollectiveMatcher& matcher, const std::vec
           if (low[r]) sw.held_by.push_back(static_cast<int32_t>(r)), w.ranks[r].held++;
         sw.late_count = fewest;
         sw.lost_ns = lost;
+        sw.others = static_cast<uint32_t>(others);
       }
     }
     w.steps.push_back(std::move(sw));

@@ -29,7 +29,7 @@ function stepRanks(s) {
 
 // "84 ms each · 5.28 s over 63 ranks": what the others lost, said as what it is.
 function lostText(s) {
-  const others = stepRanks(s).length - s.held_by.length;
+  const others = s.others;
   if (!s.held_by.length || others < 1) return '';
   return others === 1 ? duration(s.lost_us) : `${duration(s.lost_us / others)} each · ${duration(s.lost_us)} over ${plural(others, 'rank')}`;
 }

@@ -88,7 +88,7 @@ test('a step\'s tick, the steps panel and the keys pick windows the CLI resolves
   const row = page.locator('#steps-panel .steps-table tr[data-step="5"]');
   assert.equal(await row.locator('td.held-rank').count(), 1);
   assert.equal(await row.locator('td.held').textContent(), 'rank 1 · host-b');
-  assert.match(await row.locator('td.lost').textContent(), /^[\d.]+ ms$/);
+  assert.match(await row.locator('td.lost').textContent(), /^[\d.]+ ms$/, 'the sample: one rank waited for the other');
   await page.getByRole('button', { name: 'Merge step 11' }).click();
   assert.deepEqual(await fields(page), { unit: 'step', start: '11', end: '' }, 'the last step: open to the end');
   await mergeMatchesCli(page, ['--unit', 'step', '--start', '11']);
