@@ -189,7 +189,7 @@ test('cancel stops a running merge; the page stays usable', async () => {
   // The next merge works (the worker is replaced if it was stopped mid-merge).
   await page.getByRole('button', { name: 'Try with sample traces' }).click();
   const text = await waitDone(page);
-  assert.match(text, /Merged 1,099 events into 1710408414500000_merged_timeline\.json/);
+  assert.match(text, /Merged 1,339 events into 1710408414500000_merged_timeline\.json/);
   fs.rmSync(dir, { recursive: true });
   await page.close();
 });
