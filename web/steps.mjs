@@ -31,7 +31,7 @@ function stepRanks(s) {
 function lostText(s) {
   const others = s.others;
   if (!s.held_by.length || others < 1) return '';
-  return others === 1 ? duration(s.lost_us) : `${duration(s.lost_us / others)} each · ${duration(s.lost_us)} over ${plural(others, 'rank')}`;
+  return others === 1 ? duration(s.lost_us) : `${duration(s.lost_us / others)} each, ${duration(s.lost_us)} in all`;
 }
 
 function heldCell(waits, s) {
@@ -57,7 +57,8 @@ function stepsTable(waits, ranks, steps, { selected }) {
   const head = h('tr', {},
     h('th', { scope: 'col', class: 'c-num' }, 'Step'),
     h('th', { scope: 'col' }, 'Starts (UTC)'),
-    ...(perRank ? ranks.map((r) => h('th', { scope: 'col', class: 'c-num', title: `${waits.ranks[r].label}: busy in the step (its length less its waiting)` }, ...words(waits.ranks[r].label)))
+    ...(perRank ? ranks.map((r) => h('th', { scope: 'col', class: 'c-num', title: `${waits.ranks[r].label}: busy in the step (its length less its waiting)` },
+      ...waits.ranks[r].label.split(' · ').map((part, i) => i ? h('span', { class: 'nowrap sub' }, h('span', { class: 'visually-hidden' }, ' · '), part) : h('span', { class: 'nowrap' }, part))))
       : [h('th', { scope: 'col', class: 'c-num', title: 'The ranks\' time busy in the step (its length less its waiting): the least and the most' }, 'Busy (ranks)')]),
     ...(told ? [h('th', { scope: 'col', title: 'The ranks the others waited for at the collectives' }, 'Held up by'),
       h('th', { scope: 'col', class: 'c-num', title: 'What the other ranks lost waiting in the step\'s collectives' }, 'Lost waiting')] : []));
@@ -73,9 +74,9 @@ function stepsTable(waits, ranks, steps, { selected }) {
     const pick = h('button', { type: 'button', class: 'step-pick', 'data-step': String(s.step), 'aria-label': `Merge step ${s.step}` }, String(s.step));
     return h('tr', { class: selected === s.step ? 'picked' : '', 'data-step': String(s.step) },
       h('td', { class: 'c-num' }, pick),
-      h('td', { class: 'mono utc' }, utcFromMicros(s.start_us).replace(/^\d{4}-\d\d-\d\d /, '')),
+      h('td', { class: 'mono utc' }, utcFromMicros(s.start_us).replace(/^\d{4}-\d\d-\d\d /, '').replace(/ UTC$/, '')),
       ...cells,
-      ...(told ? [heldCell(waits, s), h('td', { class: 'c-num lost' }, lostText(s))] : []));
+      ...(told ? [heldCell(waits, s), h('td', { class: 'c-num lost', title: s.others ? `What the ${plural(s.others, 'other rank')} lost waiting in the step's collectives` : '' }, lostText(s))] : []));
   });
   const note = steps.length > MAX_ROWS ? h('p', { class: 'hint' }, `The first ${MAX_ROWS} of ${plural(steps.length, 'step')} are shown.`) : null;
   return [h('div', { class: 'table-wrap steps-wrap', tabindex: '0', role: 'region', 'aria-label': 'Steps: busy time per rank, who the others waited for' },
