@@ -89,7 +89,7 @@ std::string KindTableJson() {
                               {Kind::kTfTrace, "trace.json.gz", "TF trace"},
                               {Kind::kHorovod, "horovod_timeline.json", "horovod"},
                               {Kind::kSystem, "system", "system metrics"},
-                              {Kind::kOther, "other", "other trace"}};
+                              {Kind::kOther, "other", "PyTorch/Chrome trace"}};
   std::string s = "[";
   for (const Row& r : kRows) {
     if (KindFromFilterName(r.only) != r.kind) continue;  // (the filter's own names)

@@ -165,6 +165,7 @@ struct RankWaits {
   std::string path;           // its (first) source
   bool clock_checked = true;  // its host's clock checked: its arrival times are sure (its waits are anyway)
   int64_t wait_ns = 0;        // in all matched collectives
+  uint32_t collectives = 0;   // matched collectives it took part in
   int64_t comm_ns = 0;        // in communication kernels (matched or not: send/recv, all-to-all, …)
   uint32_t held = 0;          // steps in which the others waited for it
 };

@@ -157,7 +157,8 @@ std::string WaitsJson(const Waits& w) {
     const RankWaits& r = w.ranks[i];
     s += std::string(i ? "," : "") + "{\"label\":" + Quote(r.label) + ",\"run\":" + Quote(r.run) +
          ",\"path\":" + Quote(r.path) + ",\"clock_checked\":" + (r.clock_checked ? "true" : "false") +
-         ",\"wait_us\":" + FormatMicros(r.wait_ns) + ",\"comm_us\":" + FormatMicros(r.comm_ns) +
+         ",\"wait_us\":" + FormatMicros(r.wait_ns) + ",\"collectives\":" + std::to_string(r.collectives) +
+         ",\"comm_us\":" + FormatMicros(r.comm_ns) +
          ",\"held\":" + std::to_string(r.held) + "}";
   }
   s += "],\"steps\":[";
@@ -275,6 +276,9 @@ std::string Report::ToJson() const {
   s += ",\"events\":" + std::to_string(events_written) + ",\"job\":{";
   if (job_start_ns <= job_end_ns)
     s += "\"start_us\":" + FormatMicros(job_start_ns) + ",\"end_us\":" + FormatMicros(job_end_ns) + ",";
+  // Whether its times are dates: some source has a clock (else all are relative, placed at 0).
+  const bool clock = std::any_of(sources.begin(), sources.end(), [](const SourceReport& r) { return r.included && r.absolute; });
+  s += std::string("\"clock\":") + (clock ? "true" : "false") + ",";
   s += "\"steps_from\":" + Quote(steps.empty() ? "" : steps_from) + ",\"steps\":[";
   for (size_t i = 0; i < steps.size() && i < 100000; i++)
     s += (i ? ",[" : "[") + std::to_string(steps[i].first) + "," + FormatMicros(steps[i].second) + "]";

@@ -190,7 +190,7 @@ Waits CollectiveWaits(const Job& job, CollectiveMatcher& matcher, const std::vec
       w.collectives++;
       int64_t shortest = INT64_MAX;
       for (auto& [r, length] : c) shortest = std::min(shortest, length);
-      for (auto& [r, length] : c) w.ranks[r].wait_ns += length = std::max<int64_t>(0, length - shortest);
+      for (auto& [r, length] : c) w.ranks[r].wait_ns += length = std::max<int64_t>(0, length - shortest), w.ranks[r].collectives++;
       std::map<StepWaits*, uint32_t> votes;  // the step its ranks began it in (the most of them)
       for (size_t k = 0; k < c.size(); k++)
         if (StepWaits* sw = step_at(c[k].first, start[k])) votes[sw]++;

@@ -242,7 +242,8 @@ function renderJobSummary() {
   const parts = [summaryText(state.entries, kinds)];
   const job = state.job;
   if (job && job.start_us !== undefined) {
-    parts.push(`job ${utcFromMicros(job.start_us)} → ${utcFromMicros(job.end_us)} (${duration(job.end_us - job.start_us)})`);
+    parts.push(job.clock === false ? `job of ${duration(job.end_us - job.start_us)}, times relative: no file has a clock`
+      : `job ${utcFromMicros(job.start_us)} → ${utcFromMicros(job.end_us)} (${duration(job.end_us - job.start_us)})`);
     parts.push(job.steps?.length ? `${plural(job.steps.length, 'step')} ${stepList(job)} (${job.steps_from})` : 'no steps');
   } else if (state.scanning) {
     parts.push('scanning the job…');

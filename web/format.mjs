@@ -28,6 +28,19 @@ export function utcFromMicros(us) {
   return d.toISOString().replace('T', ' ').replace('Z', `${micros} UTC`);
 }
 
+// A moment of the job (Unix µs) as people read it: its date and time, or — when no file of
+// the job has a clock (report.job.clock false: every time is relative) — how long after
+// the job's first event.
+//   moment(1594662618874598, { clock: true }) → "2020-07-13 17:50:18.874598 UTC"
+//   moment(1500, { clock: false, start_us: 1000 }) → "500 µs after the first event"
+export function moment(us, job) {
+  if (job?.clock === false) {
+    const d = Number(us) - Number(job.start_us ?? 0);
+    return d ? `${duration(d)} after the first event` : 'the first event';
+  }
+  return utcFromMicros(us);
+}
+
 // A duration in µs as "850 µs", "1.23 s", "45.6 ms", "9 min 59 s", "3 d 4 h". Each unit is
 // chosen after rounding, so that a rounded value carries into the next unit: 599.99 s is
 // "10 min 0 s", not "9 min 60 s"; 59.996 s is "1 min 0 s", not "60.00 s".

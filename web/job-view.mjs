@@ -5,7 +5,7 @@
 //   const jv = createJobView(el, { onPick, onClear, onAlignClocks, lanes: () => ({ visible, shift, kindLabel }) });
 //   jv.show(scanReport); jv.refresh(); jv.setWindow(preview); jv.setMerged(mergeReport, eventsWritten);
 //   jv.setMerged(null) once that result is gone
-import { count, duration, plural, utcFromMicros } from './format.mjs';
+import { count, duration, moment, plural } from './format.mjs';
 import { buildModel, runTable } from './overview-model.mjs';
 import { createOverview } from './overview.mjs';
 import { renderSteps } from './steps.mjs';
@@ -45,8 +45,12 @@ export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
     const sources = model.lanes.length;
     const groups = model.groups.length;
     const noClock = model.lanes.filter((l) => l.noClock).length;
+    const job = report.job;
+    const timed = job?.start_us !== undefined;
     el.overviewDesc.textContent = `${plural(sources, 'source')} on ${plural(groups, 'node or rank', 'nodes or ranks')}, ` +
-      `from ${utcFromMicros(model.start)} to ${utcFromMicros(model.end)} (${duration(model.end - model.start)}), ` +
+      (!timed ? 'no event with a time, ' : job.clock === false
+        ? `${duration(model.end - model.start)} of relative times (no file has a clock), `
+        : `from ${moment(model.start, job)} to ${moment(model.end, job)} (${duration(model.end - model.start)}), `) +
       `${plural(model.steps.length, 'step')}${noClock ? `; ${plural(noClock, 'source')} without a clock of ${noClock === 1 ? 'its' : 'their'} own` : ''}. ` +
       'Drag across it, or use the arrow keys and Enter, to pick the window to merge.';
     el.foldNote.hidden = !model.folded;
@@ -58,11 +62,13 @@ export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
   }
 
   function steps() {
-    renderSteps(el.stepsPanel, report?.waits, { onPick: (s) => onPick({ step: s }), selected: picked, runs: runTable(model) });
+    renderSteps(el.stepsPanel, report?.waits, { onPick: (s) => onPick({ step: s }), selected: picked, runs: runTable(model), job: report?.job });
   }
 
   function caption() {
-    const parts = [`0 = job start, ${utcFromMicros(model.start)}`];
+    const job = report.job;
+    const parts = [job?.start_us === undefined ? 'no event with a time was found'
+      : job.clock === false ? '0 = the first event (no file has a clock)' : `0 = job start, ${moment(model.start, job)}`];
     if (!model.lanes.length) parts.push('no source with events is selected');
     if (merged) {
       parts.push(`dashed: the merged window, ${count(merged.events)} events written of ${count(merged.read)} read` +

@@ -118,6 +118,7 @@ export function buildModel(report, { visible = () => true, shift = () => 0, kind
     start, end, binStart: ov.start_us, binEnd: ov.end_us, bins: ov.bins,
     groups: list, lanes: list.flatMap((g) => g.lanes), folded,
     steps: [...(report.job?.steps ?? [])].sort((a, b) => a[0] - b[0]),
+    job: report.job ?? null,  // (its clock: whether times are dates, format.mjs moment)
   };
 }
 

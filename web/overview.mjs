@@ -8,7 +8,7 @@
 //   const ov = createOverview(canvas, { onPick: (w) => …, onClear: () => …, describe: (text) => … });
 //   ov.setModel(model); ov.setWindow(preview); ov.setMerged(report.window);
 // Redraws are coalesced into one requestAnimationFrame and sized for devicePixelRatio.
-import { duration, utcFromMicros } from './format.mjs';
+import { duration, moment } from './format.mjs';
 import { AXIS_H, STEP_H, layout, paint } from './overview-draw.mjs';
 
 const KEY_STEP = 1 / 50;     // of the view, per arrow key
@@ -102,7 +102,7 @@ export function createOverview(canvas, { onPick, onClear, onToggleHost = () => {
     const b = Math.max(selection.start, selection.end);
     describe(selection.step !== undefined
       ? `Selected step ${selection.step}. Enter picks it.`
-      : `Selected ${utcFromMicros(a)} → ${utcFromMicros(b)} (${duration(b - a)}). Enter picks it, Escape drops it.`);
+      : `Selected ${moment(a, model.job)} → ${moment(b, model.job)} (${duration(b - a)}). Enter picks it, Escape drops it.`);
   }
 
   // ---- mouse -------------------------------------------------------------------------------

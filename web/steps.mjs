@@ -6,7 +6,7 @@
 // runs side by side when there are two. A click on a step (its number, any of its cells)
 // picks it as the window.
 //   renderSteps(container, report.waits, { onPick: (step) => …, selected, runs: runTable(model) })
-import { duration, plural, utcFromMicros } from './format.mjs';
+import { duration, moment, plural } from './format.mjs';
 import { h } from './table.mjs';
 
 const MAX_ROWS = 400;      // steps shown; a job with more says so
@@ -51,12 +51,12 @@ function rankCell(waits, s, x, held) {
   x.span ? x.wait / x.span * 2 : 0);
 }
 
-function stepsTable(waits, ranks, steps, { selected }) {
+function stepsTable(waits, ranks, steps, { selected, job }) {
   const perRank = ranks.length <= RANK_COLUMNS;
   const told = waits.from !== '';
   const head = h('tr', {},
     h('th', { scope: 'col', class: 'c-num' }, 'Step'),
-    h('th', { scope: 'col' }, 'Starts (UTC)'),
+    h('th', { scope: 'col' }, job?.clock === false ? 'Starts (after the first event)' : 'Starts (UTC)'),
     ...(perRank ? ranks.map((r) => h('th', { scope: 'col', class: 'c-num', title: `${waits.ranks[r].label}: busy in the step (its length less its waiting)` },
       ...waits.ranks[r].label.split(' · ').map((part, i) => i ? h('span', { class: 'nowrap sub' }, h('span', { class: 'visually-hidden' }, ' · '), part) : h('span', { class: 'nowrap' }, part))))
       : [h('th', { scope: 'col', class: 'c-num', title: 'The ranks\' time busy in the step (its length less its waiting): the least and the most' }, 'Busy (ranks)')]),
@@ -74,7 +74,7 @@ function stepsTable(waits, ranks, steps, { selected }) {
     const pick = h('button', { type: 'button', class: 'step-pick', 'data-step': String(s.step), 'aria-label': `Merge step ${s.step}` }, String(s.step));
     return h('tr', { class: selected === s.step ? 'picked' : '', 'data-step': String(s.step) },
       h('td', { class: 'c-num' }, pick),
-      h('td', { class: 'mono utc' }, utcFromMicros(s.start_us).replace(/^\d{4}-\d\d-\d\d /, '').replace(/ UTC$/, '')),
+      h('td', { class: 'mono utc' }, job?.clock === false ? moment(s.start_us, job).replace(' after the first event', '') : moment(s.start_us, job).replace(/^\d{4}-\d\d-\d\d /, '').replace(/ UTC$/, '')),
       ...cells,
       ...(told ? [heldCell(waits, s), h('td', { class: 'c-num lost', title: s.others ? `What the ${plural(s.others, 'other rank')} lost waiting in the step's collectives` : '' }, lostText(s))] : []));
   });
@@ -88,8 +88,9 @@ function stepsTable(waits, ranks, steps, { selected }) {
 // Ranks × steps: each rank's waiting in the step's collectives (the warmer, the longer it
 // waited); the ranks the others waited for are outlined. Ranks whose host's clock could not be
 // checked are marked: their waits stand, their arrival times do not.
-function waitsMap(waits, ranks, steps) {
+function waitsMap(waits, all, steps) {
   steps = steps.slice(0, MAX_ROWS);
+  const ranks = all.filter((r) => waits.ranks[r].collectives > 0);  // (those in no collective wait for no one)
   if (!steps.length || ranks.length < 2 || !waits.from) return [];
   const order = [...ranks].sort((a, b) => waits.ranks[b].held - waits.ranks[a].held || waits.ranks[a].wait_us - waits.ranks[b].wait_us);
   const shown = order.slice(0, MAP_ROWS);
@@ -144,7 +145,7 @@ function runsTable(runs, sortBy) {
     h('table', { class: 'runs-table' }, h('thead', {}, head), h('tbody', {}, ...body)))];
 }
 
-export function renderSteps(container, waits, { onPick, selected = null, runs = null }) {
+export function renderSteps(container, waits, { onPick, selected = null, runs = null, job = null }) {
   const steps = waits?.steps ?? [];
   if (!steps.length) {
     container.replaceChildren();
@@ -164,7 +165,7 @@ export function renderSteps(container, waits, { onPick, selected = null, runs = 
       const mine = steps.filter((s) => s.run === run);
       const ranks = waits.ranks.map((r, i) => i).filter((i) => waits.ranks[i].run === run);
       return [...(runNames.length > 1 ? [h('h4', { class: 'run-name' }, `Run ${run || '(files given by themselves)'}`)] : []),
-        ...stepsTable(waits, ranks, mine, { selected }), ...waitsMap(waits, ranks, mine)];
+        ...stepsTable(waits, ranks, mine, { selected, job }), ...waitsMap(waits, ranks, mine)];
     }),
     ...(runs ? runsTable(runs, sortBy) : []),
   ];

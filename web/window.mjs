@@ -6,7 +6,7 @@
 //   readWindow(rules, 'step', '2', '4', job) → { options: { unit: 'step', start: '2', end: '4' },
 //     preview: { bounded: true, start_us: 1594662617507447, end_us: 1594662617676640, … },
 //     problems: [], hints: { start: { text: 'Step 2 starts …' }, end: { … } }, pending: false }
-import { duration, ranges, utcFromMicros } from './format.mjs';
+import { duration, moment, ranges } from './format.mjs';
 
 function stepNumbers(job) {
   return (job?.steps ?? []).map(([step]) => Number(step)).sort((a, b) => a - b);
@@ -73,23 +73,23 @@ function emptyHint(unit, which, job) {
   if (unit === 'step') return which === 'start' ? 'Empty: from the first event.' : 'Empty: to the last event.';
   const us = which === 'start' ? job?.start_us : job?.end_us;
   const open = which === 'start' ? 'job start' : 'job end';
-  return us !== undefined ? `Empty: ${open}, ${utcFromMicros(us)}` : `Empty: ${open}.`;
+  return us !== undefined ? `Empty: ${open}, ${moment(us, job)}` : `Empty: ${open}.`;
 }
 
 function valueHint(unit, which, p, job) {
   const us = which === 'start' ? p.start_us : p.end_us;
   if (unit === 'step') {
     return which === 'start'
-      ? { text: `Step ${p.start_step} starts ${utcFromMicros(us)}` }
-      : { text: `Up to ${utcFromMicros(us)}, just before step ${p.end_step} (excluded, as in smdebug)` };
+      ? { text: `Step ${p.start_step} starts ${moment(us, job)}` }
+      : { text: `Up to ${moment(us, job)}, just before step ${p.end_step} (excluded, as in smdebug)` };
   }
-  return { text: utcFromMicros(us) + (inJob(us, job) ? '' : ' — outside the job') };
+  return { text: moment(us, job) + (inJob(us, job) ? '' : ' — outside the job') };
 }
 
 const endpoint = (us, open, job) => {
-  if (us !== undefined && us !== null) return { us: String(us), utc: utcFromMicros(us) };
+  if (us !== undefined && us !== null) return { us: String(us), utc: moment(us, job) };
   const j = open === 'start' ? job?.start_us : job?.end_us;
-  return { us: open, utc: j !== undefined ? utcFromMicros(j) : '' };
+  return { us: open, utc: j !== undefined ? moment(j, job) : '' };
 };
 
 // "1594662617507447 .. 1594662617676640 µs · 2020-07-13 17:50:17.507447 UTC → … · 169.2 ms"
@@ -100,7 +100,7 @@ export function describeWindow(w, job) {
   if (start === null && end === null) {
     if (!job) return 'everything';
     if (job.start_us === undefined) return 'everything (no event with a time was found)';
-    return `everything: ${utcFromMicros(job.start_us)} → ${utcFromMicros(job.end_us)} (${duration(job.end_us - job.start_us)})`;
+    return `everything: ${moment(job.start_us, job)} → ${moment(job.end_us, job)} (${duration(job.end_us - job.start_us)})`;
   }
   const a = endpoint(start, 'start', job);
   const b = endpoint(end, 'end', job);
