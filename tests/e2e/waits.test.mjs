@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, closeSession, download, openSession, scannedPage, waitDone } from './helpers.mjs';
+import { ROOT, closeSession, download, openPage, openSession, scannedPage, waitDone } from './helpers.mjs';
 import fs from 'node:fs';
 
 let session;
@@ -163,4 +163,33 @@ test('SageMaker TF traces: the file table says whose sidecar placed each, the st
   assert.deepEqual(report.warnings.filter((w) => w.code === 'NO_CLOCK' || w.code === 'UNSURE_CLOCK'), []);
   assert.deepEqual(page.errors, []);
   await page.close();
+});
+
+// Issue 34 item 6: a job of clockless files is not dated 1970 anywhere — times read as time
+// after its first event —, and a folder of files without a timed event is not dated 2262.
+test('no clock, no dates: relative times read as such; a folder without a timed event says so', { timeout: 120000 }, async () => {
+  const page = await scanned(generate('clockless', '--hosts 2 --ranks-per-host 1 --steps 3 --no-clock --seed 4'));
+  await page.locator('#steps-panel .steps-table').waitFor();
+  const texts = [await page.locator('#overview-desc').textContent(), await page.locator('#overview-caption').textContent(),
+    await page.locator('#job-summary').textContent(), await page.locator('#steps-panel').textContent(),
+    await page.locator('#start-hint, #end-hint').allTextContents().then((t) => t.join(' '))];
+  for (const t of texts) assert.doesNotMatch(t, /19[67]\d-\d\d-\d\d/, t);
+  assert.match(texts[0], /of relative times \(no file has a clock\)/);
+  assert.match(texts[1], /^0 = the first event \(no file has a clock\)/);
+  assert.match(texts[2], /times relative: no file has a clock/);
+  assert.match(texts[3], /Starts \(after the first event\)/);
+  await page.close();
+
+  const bad = path.join(session.tmp, 'bad');
+  fs.mkdirSync(bad, { recursive: true });
+  fs.writeFileSync(path.join(bad, 'a.json'), '[{"ph":"M","name":"process_name","pid":1,"args":{"name":"p"}}]');
+  fs.writeFileSync(path.join(bad, 'b.json'), '[{"ph":"X","name":"x","pid":1,"ts":"soon","dur":1}]');
+  const none = await openPage(session);
+  await none.getByTestId('folder-input').setInputFiles(bad);
+  await none.locator('#overview-caption').filter({ hasText: /./ }).waitFor();
+  const caption = await none.locator('#overview-caption').textContent();
+  assert.match(caption, /^no event with a time was found/);
+  assert.doesNotMatch(await none.locator('body').textContent(), /2262-/);
+  assert.deepEqual(none.errors, []);
+  await none.close();
 });
