@@ -81,7 +81,8 @@ function updateMergeButton() {
 function updateResultButtons() {
   const ready = !!state.merged && !state.merging;
   for (const b of [el.download, el.openPerfetto, el.showPerfetto]) b.disabled = !ready;
-  el.download.textContent = ready ? `Download ${state.merged.name}` : 'Download';
+  // (the name may break after its "_" and "." on a narrow page, not inside a word)
+  el.download.replaceChildren(...(ready ? ['Download ', ...state.merged.name.split(/(?<=[_.])/).flatMap((part, i) => (i ? [document.createElement('wbr'), part] : [part]))] : ['Download']));
 }
 
 // ---- loading files ------------------------------------------------------------------------

@@ -149,7 +149,9 @@ export function renderFiles(tbody, entries, kinds, kindOn, onChange, offsetUs, f
       tr.classList.toggle('excluded', !e.include);  // eslint-disable-line no-use-before-define
       onChange('include', i);
     });
-    const reason = e.kind === 'skipped' ? (e.reason || e.source?.note || '') : '';
+    // (a file the scan found not to be a trace says so at once, not when the merge leaves it out)
+    const rejected = e.kind !== 'skipped' && e.source?.included === false && e.source?.note ? e.source.note : '';
+    const reason = e.kind === 'skipped' ? (e.reason || e.source?.note || '') : rejected;
     const kindText = kinds.label(e.kind) ?? (e.kind || '…');
     let offsetCell = h('td', { class: 'c-offset empty' });
     if (kinds.filterable(e.kind)) {
@@ -170,7 +172,7 @@ export function renderFiles(tbody, entries, kinds, kindOn, onChange, offsetUs, f
     const tr = h('tr', { class: [off ? 'off' : '', e.include ? '' : 'excluded'].join(' ').trim() },
       h('td', { class: 'c-check' }, include),
       pathCell(e.name),
-      h('td', { 'data-label': 'Kind' }, h('span', { class: `kind ${e.kind}` }, kindText), reason ? h('span', { class: 'hint' }, ` — ${reason}`) : null),
+      h('td', { 'data-label': 'Kind' }, h('span', { class: `kind ${rejected ? 'skipped' : e.kind}` }, kindText), reason ? h('span', { class: 'hint' }, ` — ${reason}`) : null),
       h('td', { class: 'c-num', 'data-label': 'Size' }, bytes(e.size)),
       h('td', { class: `node mono${e.node ? '' : ' empty'}`, title: e.node || '', 'data-label': 'Node' }, e.node || ''),
       clockCell(e),

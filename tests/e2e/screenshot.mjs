@@ -5,9 +5,10 @@
 //   node tests/e2e/screenshot.mjs align [out.png] [--scheme light|dark]
 //       the sample's two hosts before and after "Align clocks": the overview near step 3,
 //       zoomed in so that 400 µs show, stacked (default web/screenshot-align.png)
-//   node tests/e2e/screenshot.mjs waits [out.png] [--scheme light|dark] [--width N]
+//   node tests/e2e/screenshot.mjs waits [out.png] [--scheme light|dark] [--width N] [--job "GEN_ARGS"]
 //       who waits for whom: the steps panel of a generated 6-rank job whose rank 3 arrives
-//       2 ms late at every all-reduce of steps 3-5 (default web/screenshot-waits.png)
+//       2 ms late at every all-reduce of steps 3-5 (default web/screenshot-waits.png), or of
+//       the job tests/bench/gen_ranks.py makes with GEN_ARGS
 // Needs build/web (node web/build.mjs).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,6 +21,7 @@ const option = (name, fallback) => {
   return i >= 0 ? args.splice(i, 2)[1] : fallback;
 };
 const width = Number(option('--width', 1100));
+const jobArgs = option('--job', '--hosts 3 --ranks-per-host 2 --straggler 3 --straggler-steps 3-5 --straggler-ms 2 --seed 8');
 const schemeOption = option('--scheme', 'light');
 const mode = args[0] ?? 'light';
 const align = mode === 'align';
@@ -67,8 +69,7 @@ async function waitsShot(page, file) {
   const dir = tmpDir('shot');
   try {
     const job = path.join(dir, 'job');
-    const r = spawnSync('python3', [path.join(ROOT, 'tests/bench/gen_ranks.py'), job, '--hosts', '3', '--ranks-per-host', '2',
-      '--straggler', '3', '--straggler-steps', '3-5', '--straggler-ms', '2', '--seed', '8']);
+    const r = spawnSync('python3', [path.join(ROOT, 'tests/bench/gen_ranks.py'), job, ...jobArgs.split(' ')]);
     if (r.status !== 0) throw new Error(r.stderr.toString());
     await page.getByTestId('folder-input').setInputFiles(job);
     await page.locator('#steps-panel .waits-table').waitFor();

@@ -193,3 +193,18 @@ test('no clock, no dates: relative times read as such; a folder without a timed 
   assert.deepEqual(none.errors, []);
   await none.close();
 });
+
+// A JSON file that is not a trace (a package.json beside the traces) says so in the table once
+// the scan has read it, not only in the merge's warnings.
+test('a JSON file that is not a trace says so in the file table after the scan', { timeout: 60000 }, async () => {
+  const dir = path.join(session.tmp, 'nontrace');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), '{"name":"x","version":"1.0"}');
+  fs.writeFileSync(path.join(dir, 't.json'), '[{"ph":"X","name":"a","pid":1,"ts":1700000000000000,"dur":1}]');
+  const page = await scanned(dir);
+  const row = page.locator('#files tbody tr').filter({ hasText: 'package.json' });
+  await row.locator('td[data-label=Kind] .hint').waitFor();
+  assert.match(await row.locator('td[data-label=Kind]').textContent(), /not a trace/);
+  assert.doesNotMatch(await page.locator('#files tbody tr').filter({ hasText: 't.json' }).locator('td[data-label=Kind]').textContent(), /not a trace/);
+  await page.close();
+});
