@@ -10,6 +10,8 @@
 namespace tracemerge {
 namespace {
 
+constexpr int64_t kEpoch2001Ns = int64_t{1000000000} * 1000000000;  // 1e18 ns ≈ 2001-09-09 (chrome.cc's)
+
 // "smdebug header start_time_since_epoch_in_micros=1594662597687738": what the summary says.
 std::string TimeBaseText(const TimeBase& tb) {
   switch (tb.kind) {
@@ -49,11 +51,18 @@ void ApplyClocks(Job& job, const std::vector<std::pair<std::string, int64_t>>& o
     r.time_base = TimeBaseText(tb);
     for (auto& [pattern, us] : offsets_us)
       if (PathMatches(s.path, pattern)) r.offset_us = us;
+    uint64_t strays = 0;
+    int64_t stray_ts = INT64_MAX;
     for (Event& e : s.events) {
       if (!e.has_ts) continue;
+      if (tb.kind == BaseKind::kUnixMicros && e.ts < kEpoch2001Ns) strays++, stray_ts = std::min(stray_ts, e.ts);
       if (!e.based) e.ts = AddNs(e.ts, base);
       if (e.ts > 0 && !IsPairPhase(e.ph)) e.dur = std::min(e.dur, INT64_MAX - e.ts);  // ts + dur never overflows
     }
+    // Events far from the file's Unix times (ts 0 among 2024's) stay where they are, said.
+    if (strays)
+      s.Warn(Code::kNote, 0, std::to_string(strays) + " event" + (strays == 1 ? "" : "s") + " of " +
+                                 std::to_string(s.events.size()) + " at times before 2001 (the earliest at ts " + FormatMicros(stray_ts) + " µs) among its Unix µs times: kept where they are; they did not decide the file's clock");
     ShiftSource(s, MicrosToNs(r.offset_us));
   });
 }

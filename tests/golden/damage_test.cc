@@ -144,3 +144,41 @@ TEST(Damage, StringLongerThanTheLimitDropsItsEvent) {
 }
 
 }  // namespace tracemerge::test
+
+namespace tracemerge::test {
+namespace {
+
+// One outlier decides nothing (issue 41): 1 000 events at Unix µs and one at ts 0
+// (or -0, 1e-400) — the file keeps its clock, nothing moves 54 years, and a NOTE
+// counts the stray; a file whose times are half relative is judged clockless.
+TEST(Damage, OneEventAtTsZeroDoesNotDecideTheFilesClock) {
+  for (const char* zero : {"0", "-0", "1e-400"}) {
+    SCOPED_TRACE(zero);
+    std::string trace = "[";
+    for (int i = 0; i < 1000; i++)
+      trace += R"({"ph":"X","name":"e","pid":1,"tid":1,"ts":)" + std::to_string(1700000000000000 + i) + R"(,"dur":1},)";
+    trace += std::string(R"({"ph":"X","name":"zero","pid":1,"tid":1,"ts":)") + zero + R"(,"dur":1}])";
+    const MergeResult r = MergeInputs({{"job/a.json", trace}}, {});
+    ASSERT_FALSE(r.report.fatal);
+    ASSERT_EQ(r.report.sources.size(), 1u);
+    EXPECT_TRUE(r.report.sources[0].absolute);
+    size_t notes = 0;
+    for (const Diagnostic& d : r.report.warnings) {
+      EXPECT_NE(d.code, Code::kNoClock);
+      notes += d.code == Code::kNote && d.message.find("1 event of 1001 at times before 2001") != std::string::npos;
+    }
+    EXPECT_EQ(notes, 1u);
+    EXPECT_EQ(r.report.last_end_ns, (1700000000000000 + 999 + 1) * 1000) << "not moved by 54 years";
+    EXPECT_NE(r.output.find(R"("ts":1700000000000000,)"), std::string::npos);
+  }
+  std::string half = "[";
+  for (int i = 0; i < 10; i++) half += R"({"ph":"i","name":"r","pid":1,"tid":1,"ts":)" + std::to_string(i) + "},";
+  for (int i = 0; i < 10; i++) half += R"({"ph":"i","name":"u","pid":1,"tid":1,"ts":)" + std::to_string(1700000000000000 + i) + "},";
+  half += R"({"ph":"i","name":"end","pid":1,"tid":1,"ts":20}])";
+  const MergeResult h = MergeInputs({{"job/half.json", half}}, {});
+  ASSERT_EQ(h.report.sources.size(), 1u);
+  EXPECT_FALSE(h.report.sources[0].absolute) << "half its times relative: no clock to trust";
+}
+
+}  // namespace
+}  // namespace tracemerge::test
