@@ -95,6 +95,21 @@ std::string_view NumberToken(std::string_view tok) {
 
 }  // namespace
 
+std::string WithoutSurrogateEscapes(std::string_view text, bool* changed) {
+  *changed = false;
+  for (size_t i = text.find("\\u"); i != std::string_view::npos && !*changed; i = text.find("\\u", i + 1))
+    *changed = i + 2 < text.size() && (text[i + 2] == 'd' || text[i + 2] == 'D') && i + 3 < text.size() &&
+               (text[i + 3] == '8' || text[i + 3] == '9' || (text[i + 3] | 0x20) >= 'a');
+  if (!*changed) return std::string(text);
+  ByteBuffer b;
+  b.append("\"");
+  b.append(text);
+  b.append("\"");
+  FixSurrogates(&b, 0);
+  const std::string_view v = b.view();
+  return std::string(v.substr(1, v.size() - 2));
+}
+
 const char* ConversionText(unsigned bit) {
   switch (bit) {
     case kLegacyAsync: return "legacy async events (ph S, T, p, F) written as nestable async (b, n, n, e): Perfetto drops or refuses the legacy phases";

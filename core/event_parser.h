@@ -58,6 +58,11 @@ enum Conversion : unsigned {
 // "legacy async events (S/T/p/F) written as b/n/n/e", … — for a bit of Conversion.
 const char* ConversionText(unsigned bit);
 
+// A string's JSON text (no quotes) as the output writes it: \uD800–\uDFFF escapes
+// made UTF-8, a lone half U+FFFD (as event text: kSurrogate); *changed when any was.
+//   R"(a\ud800b)" → R"(a\ufffdb)"
+std::string WithoutSurrogateEscapes(std::string_view text, bool* changed);
+
 // One line of smdebug system metrics:
 // {"Type":"cpu","Name":"cpu0","Dimension":"CPUUtilization","Value":4.76,"NodeId":"algo-1","Timestamp":1591160699.45}
 struct MetricFields {

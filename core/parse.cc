@@ -177,15 +177,23 @@ void SourceParser::Add(Span sp, const EventFields& f, size_t mark) {
     case Header::kNo: break;
   }
   const uint32_t proc = ProcIndex(Unquote(f.pid));
+  // A track's name, as event text: no surrogate escape reaches the output (Perfetto refuses them).
+  auto name = [&](std::string_view text) {
+    bool changed = false;
+    std::string out = WithoutSurrogateEscapes(text, &changed);
+    if (changed && converted_[6].first++ == 0) converted_[6].second = sp.offset;  // (kSurrogate = 1 << 6)
+    return out;
+  };
+  static_assert(kSurrogate == 1u << 6, "the bit counted for names");
   if (ph == 'M' && f.name == "process_name") {
-    s_.procs[proc].name = std::string(f.arg_name);
+    s_.procs[proc].name = name(f.arg_name);
     r.metadata_merged++;
     return;
   }
   if (ph == 'M' && f.name == "process_labels") s_.procs[proc].labels = std::string(f.arg_labels);  // (and carried)
   const uint32_t thread = ThreadIndex(proc, Unquote(f.tid));
   if (ph == 'M' && f.name == "thread_name") {
-    s_.threads[thread].name = std::string(f.arg_name);
+    s_.threads[thread].name = name(f.arg_name);
     r.metadata_merged++;
     return;
   }

@@ -180,5 +180,25 @@ TEST(Damage, OneEventAtTsZeroDoesNotDecideTheFilesClock) {
   EXPECT_FALSE(h.report.sources[0].absolute) << "half its times relative: no clock to trust";
 }
 
+// Every string the output writes is valid (issue 41): lone surrogate escapes in a
+// process or thread name become U+FFFD, a pair its character, counted in a NOTE as in
+// event text — none reaches the output, where Perfetto would refuse the whole trace.
+TEST(Damage, SurrogateEscapesInTrackNamesAreRepairedAndNoted) {
+  const std::string trace = R"([{"ph":"M","name":"process_name","pid":1,"args":{"name":"proc \ud800 x"}},)"
+                            R"({"ph":"M","name":"thread_name","pid":1,"tid":2,"args":{"name":"thr \uDFFF y \ud83d\ude00"}},)"
+                            R"({"ph":"X","name":"a","pid":1,"tid":2,"ts":1700000000000000,"dur":1}])";
+  const MergeResult r = MergeInputs({{"job/s.json", trace}}, {});
+  ASSERT_FALSE(r.report.fatal);
+  std::string lower = r.output.substr(0, r.output.find("\"metadata\""));  // (the report quotes the NOTE's "\\uD800")
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* bad : {"\\ud8", "\\ud9", "\\uda", "\\udb", "\\udc", "\\udd", "\\ude", "\\udf"})
+    EXPECT_EQ(lower.find(bad), std::string::npos) << bad;
+  EXPECT_NE(r.output.find("proc \\ufffd x"), std::string::npos);
+  EXPECT_NE(r.output.find("thr \\ufffd y \xF0\x9F\x98\x80"), std::string::npos);
+  size_t notes = 0;
+  for (const Diagnostic& d : r.report.warnings) notes += d.code == Code::kNote && d.message.find("\\uD800") != std::string::npos;
+  EXPECT_EQ(notes, 1u);
+}
+
 }  // namespace
 }  // namespace tracemerge::test
