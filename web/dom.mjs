@@ -13,6 +13,6 @@ export const el = Object.fromEntries([
   'perfetto-status', 'perfetto-status-text', 'perfetto-actions', 'perfetto-download', 'perfetto-settings', 'problems',
   'problems-title', 'warnings', 'skipped-details', 'skipped-summary', 'skipped', 'summary-details', 'summary', 'viewer',
   'viewer-note', 'close-viewer', 'perfetto-frame', 'settings', 'perfetto-url', 'save-perfetto', 'reset-perfetto',
-  'perfetto-setting-note', 'version', 'overview-card', 'overview', 'overview-desc', 'overview-live', 'overview-caption',
+  'perfetto-setting-note', 'perfetto-confirm', 'perfetto-confirm-text', 'perfetto-allow', 'version', 'overview-card', 'overview', 'overview-desc', 'overview-live', 'overview-caption',
   'steps-panel', 'fold-note', 'skew', 'skew-list', 'align-clocks', 'aligned-note', 'zoom-in', 'zoom-out', 'zoom-fit',
 ].map((id) => [id.replace(/-(\w)/g, (_, c) => c.toUpperCase()), $(id)]));

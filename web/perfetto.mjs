@@ -1,8 +1,9 @@
 // Hands the merged trace to the Perfetto UI with its postMessage protocol: open it (new tab)
 // or embed it (<iframe>, #!/?mode=embedded), send 'PING' until it answers 'PONG', then post
 //   { perfetto: { buffer: ArrayBuffer, title, fileName, keepApiOpen: true } }.
-// The address is configurable: ?perfetto=<url> for one visit, or a setting kept in
-// localStorage; default https://ui.perfetto.dev/. Nothing is sent anywhere until the user asks.
+// The address is configurable: ?perfetto=<url> for one visit (once trusted: see trusted()), or a
+// setting kept in localStorage; default https://ui.perfetto.dev/. Nothing is sent anywhere until
+// the user asks, and never to an address a link chose until the user allowed it.
 
 export const DEFAULT_PERFETTO = 'https://ui.perfetto.dev/';
 const STORAGE_KEY = 'tracemerge.perfettoUrl';
@@ -23,18 +24,35 @@ export function checkUrl(text) {
   }
 }
 
-// { url, from: 'url parameter' | 'setting' | 'default', stored, problem }
+// Where a trace may go without asking: the public Perfetto UI, this page's own site, the
+// origins the site's owner lists in <meta name="tracemerge-perfetto-origins" content="https://…">,
+// the address the user saved, and those the user allowed on this visit. A link's perfetto=
+// parameter names any address it likes: it is used only once it is one of these.
+const allowed = new Set();  // origins the user allowed on this visit
+const originOf = (url) => { try { return new URL(url).origin; } catch { return 'null'; } };
+export function trusted(url, stored = storage()?.getItem(STORAGE_KEY) ?? '') {
+  const origin = originOf(url);
+  if (origin === 'null') return false;
+  const listed = document.querySelector('meta[name="tracemerge-perfetto-origins"]')?.content.split(/\s+/).filter(Boolean) ?? [];
+  return origin === originOf(DEFAULT_PERFETTO) || origin === location.origin || listed.map(originOf).includes(origin) ||
+    (checkUrl(stored) !== null && origin === originOf(checkUrl(stored))) || allowed.has(origin);
+}
+export function allow(url) { allowed.add(originOf(url)); }
+
+// { url, from: 'url parameter' | 'setting' | 'default', stored, problem, pending }
+// pending: a perfetto= address not trusted yet — not used (url is the setting's or the
+// default) until the user allows its origin (allow()).
 export function perfettoAddress() {
   const param = new URLSearchParams(location.search).get('perfetto');
   const stored = storage()?.getItem(STORAGE_KEY) ?? '';
+  const fallback = stored && checkUrl(stored) ? { url: checkUrl(stored), from: 'setting', stored } : { url: DEFAULT_PERFETTO, from: 'default', stored };
   if (param) {
     const url = checkUrl(param);
-    if (url) return { url, from: 'url parameter', stored };
-    return { url: checkUrl(stored) ?? DEFAULT_PERFETTO, from: stored ? 'setting' : 'default', stored,
-      problem: `The perfetto= parameter "${param}" is not an http(s) address; it is ignored.` };
+    if (url && trusted(url, stored)) return { url, from: 'url parameter', stored };
+    if (url) return { ...fallback, pending: url };
+    return { ...fallback, problem: `The perfetto= parameter "${param}" is not an http(s) address; it is ignored.` };
   }
-  if (stored && checkUrl(stored)) return { url: checkUrl(stored), from: 'setting', stored };
-  return { url: DEFAULT_PERFETTO, from: 'default', stored };
+  return fallback;
 }
 
 export function saveAddress(text) {

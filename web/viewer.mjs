@@ -22,6 +22,14 @@ export function initViewer(el, current, { download }) {
     const m = current();
     el.perfettoNote.textContent = `Perfetto UI: ${a.url} (${a.from}; change it in Settings below). The trace is sent there only when you press a Perfetto button, for that tab alone (localOnly: Perfetto offers no sharing or upload of it).`;
     if (a.problem) el.perfettoNote.textContent += ` ${a.problem}`;
+    el.perfettoConfirm.hidden = !a.pending;
+    if (a.pending) {
+      const origin = new URL(a.pending).origin;
+      el.perfettoConfirmText.textContent = `This link's perfetto= parameter asks to send traces to ${origin}. ` +
+        `Nothing goes there, and no tab of it is opened, unless you allow it: until then the Perfetto buttons use ${a.url}.`;
+      el.perfettoAllow.textContent = `Send traces to ${origin} on this visit`;
+      el.perfettoAllow.onclick = () => { perfetto.allow(a.pending); showAddress(); el.openPerfetto.focus(); };
+    }
     const fromFile = perfetto.fileOriginNote(location.protocol);
     if (fromFile) el.perfettoNote.textContent += ` ${fromFile}`;
     const big = m ? perfetto.sizeWarning(m.blob.size) : '';

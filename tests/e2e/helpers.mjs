@@ -47,7 +47,7 @@ export async function servers() {
   const perfettoDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracemerge-fake-perfetto-'));
   fs.copyFileSync(path.join(here, 'fake-perfetto.html'), path.join(perfettoDir, 'index.html'));
   const perfetto = await serve(perfettoDir, '/');
-  return { page, perfetto, close: async () => { await page.close(); await perfetto.close(); fs.rmSync(perfettoDir, { recursive: true }); } };
+  return { page, perfetto, perfettoIndex: path.join(perfettoDir, 'index.html'), close: async () => { await page.close(); await perfetto.close(); fs.rmSync(perfettoDir, { recursive: true }); } };
 }
 
 // Chromium with no network beyond 127.0.0.1 in mind. playwright's launch() always starts

@@ -3,7 +3,8 @@
 // tab and in the embedded <iframe>; the address comes from ?perfetto= or from the setting.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { COMBINED, cli, closedPort, download, sha256, waitDone, closeSession, openSession } from './helpers.mjs';
+import path from 'node:path';
+import { COMBINED, cli, closedPort, download, serve, sha256, waitDone, closeSession, openSession } from './helpers.mjs';
 
 let expected;
 let session;
@@ -13,13 +14,16 @@ before(async () => {
 });
 after(() => closeSession(session));
 
-async function mergedPage(query = '') {
+// The page, merged; a perfetto= address the link names is allowed as a user would (another
+// origin than the page's: it is not used before), unless allow is false.
+async function mergedPage(query = '', { allow = true } = {}) {
   const page = await session.ctx.newPage();
   await page.goto(session.srv.page.url + query);
   await page.getByTestId('folder-input').setInputFiles(COMBINED);
   await page.getByTestId('merge').and(page.locator(':enabled')).waitFor();
   await page.getByTestId('merge').click();
   await waitDone(page);
+  if (allow && query.includes('perfetto=')) await page.getByTestId('perfetto-allow').click();
   return page;
 }
 
@@ -41,11 +45,51 @@ function checkArrival(got, page) {
 
 test('nothing goes to Perfetto before the user asks', async () => {
   const before = session.ctx.requests.length;
-  const page = await mergedPage(`?perfetto=${encodeURIComponent(session.srv.perfetto.url)}`);
+  const page = await mergedPage(`?perfetto=${encodeURIComponent(session.srv.perfetto.url)}`);  // (allowed, not clicked)
   const perfettoPort = new URL(session.srv.perfetto.url).port;
   assert.ok(!session.ctx.requests.slice(before).some((u) => u.includes(`:${perfettoPort}/`)), 'Perfetto was contacted without a click');
   assert.match(await page.locator('#perfetto-note').textContent(), new RegExp(`Perfetto UI: ${session.srv.perfetto.url}.*url parameter`));
   await page.close();
+});
+
+// A crafted link (?perfetto=<an origin the page does not know>): shown, not used. One click on
+// "Open in Perfetto" goes to the address the user saved; the link's origin gets no request
+// and no tab — until the user allows it, and then it is that origin.
+test('a perfetto= address from a link is used only once the user allows its origin', { timeout: 120000 }, async () => {
+  const attacker = await serve(path.dirname(session.srv.perfettoIndex), '/');
+  try {
+    const port = new URL(attacker.url).port;
+    const seen = () => session.ctx.requests.filter((u) => new URL(u).port === port).length;
+    const setup = await session.ctx.newPage();  // the user's saved address: the stand-in
+    await setup.goto(session.srv.page.url);
+    await setup.evaluate((u) => localStorage.setItem('tracemerge.perfettoUrl', u), session.srv.perfetto.url);
+    await setup.close();
+    const page = await mergedPage(`?perfetto=${encodeURIComponent(attacker.url)}`, { allow: false });
+    const confirm = page.getByTestId('perfetto-confirm');
+    assert.equal(await confirm.isVisible(), true);
+    assert.match(await confirm.textContent(), new RegExp(`asks to send traces to ${new URL(attacker.url).origin}\\.`));
+    assert.match(await page.locator('#perfetto-note').textContent(), new RegExp(`Perfetto UI: ${session.srv.perfetto.url} \\(setting`));
+    const [tab] = await Promise.all([page.waitForEvent('popup'), page.getByTestId('open-perfetto').click()]);
+    checkArrival(await received(tab), page);
+    assert.equal(new URL(tab.url()).origin, new URL(session.srv.perfetto.url).origin, 'the saved address, not the link\'s');
+    assert.equal(seen(), 0, 'the link\'s origin got a request');
+    await tab.close();
+    // Allowed: now it is the link's.
+    await page.getByTestId('perfetto-allow').click();
+    assert.equal(await confirm.isVisible(), false);
+    const [tab2] = await Promise.all([page.waitForEvent('popup'), page.getByTestId('open-perfetto').click()]);
+    checkArrival(await received(tab2), page);
+    assert.equal(new URL(tab2.url()).origin, new URL(attacker.url).origin);
+    assert.ok(seen() > 0);
+    await tab2.close();
+    await page.close();
+  } finally {
+    const setup = await session.ctx.newPage();
+    await setup.goto(session.srv.page.url);
+    await setup.evaluate(() => localStorage.removeItem('tracemerge.perfettoUrl'));
+    await setup.close();
+    await attacker.close();
+  }
 });
 
 test('"Open in Perfetto" opens a tab, PINGs until PONG and posts the merged bytes', { timeout: 120000 }, async () => {

@@ -39,6 +39,8 @@ test('the single file works from file://: merge, download, Perfetto', { timeout:
   assert.equal(got.name, '1594662617676640_merged_timeline.json');
   assert.ok(got.bytes.equals(expected));
 
+  // From file:// the page has no origin: the link's Perfetto address is used once allowed.
+  await page.getByTestId('perfetto-allow').click();
   await page.getByTestId('show-perfetto').click();
   const frame = await (await page.locator('#perfetto-frame').elementHandle()).contentFrame();
   await frame.waitForFunction(() => window.received.length > 0);
