@@ -12,35 +12,56 @@ namespace tracemerge {
 namespace {
 
 // Files that share a stream continue one another — a step's kernels may end
-// after the next step's file begins — but when two of them overlap by half the
-// shorter or more (two jobs' "rank 0" of the same pid side by side) none of
-// that stream's files is taken for another's continuation: each is a stream of its own.
-void SplitOverlappingStreams(Job& job) {
-  std::map<std::pair<std::string, std::string>, std::vector<std::pair<int64_t, int64_t>>> spans;  // (run, stream) →
-  std::vector<std::pair<int64_t, int64_t>> span(job.sources.size(), {INT64_MAX, INT64_MIN});
+// after the next step's file begins. In time order, a file that overlaps the
+// one before it by half the shorter or more (two jobs' "rank 0" of the same pid
+// side by side), or marks a step its series already has (a second run of the
+// job), starts a series of its own: "rank 0 · host-a · pid 7 #2" — never one
+// rank's steps stretched over two runs.
+void SplitStreamsIntoSeries(Job& job) {
+  struct File {
+    int64_t start = INT64_MAX, end = INT64_MIN;
+    size_t index;
+  };
+  std::map<std::pair<std::string, std::string>, std::vector<File>> streams;  // (run, stream) → its files
   for (size_t i = 0; i < job.sources.size(); i++) {
     ParsedSource& s = job.sources[i];
     if (!s.report.included || s.cls.format != FormatId::kKineto) continue;
     const TimeBase tb = FormatOf(s.cls.format).Clock(s, job.facts);
+    File f{INT64_MAX, INT64_MIN, i};
     for (const Event& e : s.events) {
       if (!e.has_ts || e.ph == 'M') continue;
       const int64_t t = e.based ? e.ts : AddNs(e.ts, tb.base_ns);
-      span[i] = {std::min(span[i].first, t), std::max(span[i].second, AddNs(t, Duration(e)))};
+      f.start = std::min(f.start, t);
+      f.end = std::max(f.end, AddNs(t, Duration(e)));
     }
-    if (span[i].first <= span[i].second) spans[{s.identity.run, s.identity.stream}].push_back(span[i]);
+    streams[{s.identity.run, s.identity.stream}].push_back(f);
   }
-  std::set<std::pair<std::string, std::string>> overlapping;
-  for (auto& [key, list] : spans) {
-    std::sort(list.begin(), list.end());
-    for (size_t k = 1; k < list.size(); k++) {
-      const int64_t shared = std::min(list[k].second, list[k - 1].second) - list[k].first;
-      const int64_t shorter = std::min(list[k].second - list[k].first, list[k - 1].second - list[k - 1].first);
-      if (shared > 0 && 2 * shared >= shorter) overlapping.insert(key);
+  for (auto& [key, files] : streams) {
+    if (files.size() < 2) continue;
+    std::stable_sort(files.begin(), files.end(), [](const File& a, const File& b) { return a.start < b.start; });
+    size_t series = 1;
+    std::set<int64_t> steps;  // the current series'
+    const File* before = nullptr;
+    for (const File& f : files) {
+      ParsedSource& s = job.sources[f.index];
+      bool repeats = false;
+      for (auto [step, ev] : s.steps) repeats |= steps.count(step) > 0;
+      bool overlaps = false;
+      if (before && f.start <= f.end && before->start <= before->end) {
+        const int64_t shared = std::min(f.end, before->end) - f.start;
+        overlaps = shared > 0 && 2 * shared >= std::min(f.end - f.start, before->end - before->start);
+      }
+      if (repeats || overlaps) series++, steps.clear();
+      for (auto [step, ev] : s.steps) steps.insert(step);
+      before = &f;
+      if (series > 1) {
+        const std::string n = " #" + std::to_string(series);
+        s.identity.stream += n;
+        s.identity.label += n;
+        if (!s.identity.group.empty()) s.identity.group += n;
+      }
     }
   }
-  for (ParsedSource& s : job.sources)
-    if (s.report.included && overlapping.count({s.identity.run, s.identity.stream}))
-      s.identity.stream = "file " + s.path + '#' + std::to_string(s.arrival);
 }
 
 }  // namespace
@@ -71,7 +92,7 @@ void IdentifySources(Job& job) {
     if (it != job.facts.tf_clocks.end() && it->second.code != Code::kOk)
       s.Warn(it->second.code, 0, "placed by TF sidecar " + it->second.sidecar + ": " + it->second.detail);
   }
-  SplitOverlappingStreams(job);
+  SplitStreamsIntoSeries(job);
   job.runs = runs.size();
   std::map<std::pair<std::string, std::string>, uint32_t> domains;  // (run, host or stream) → domain
   for (ParsedSource& s : job.sources) {

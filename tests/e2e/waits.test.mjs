@@ -208,3 +208,36 @@ test('a JSON file that is not a trace says so in the file table after the scan',
   assert.doesNotMatch(await page.locator('#files tbody tr').filter({ hasText: 't.json' }).locator('td[data-label=Kind]').textContent(), /not a trace/);
   await page.close();
 });
+
+// Issue 34 item 5: 256 ranks on 32 hosts read at a glance — the steps table keeps its headers and
+// numbers (the busy range per step, who held the others up, what they lost), the map every rank's
+// name beside its cells; and two runs each have their own steps table and map, never one ranking.
+test('256 ranks and two runs stay readable: headers, numbers, runs apart', { timeout: 300000 }, async () => {
+  const page = await scanned(generate('r256', '--hosts 32 --ranks-per-host 8 --steps 6 --collectives 4 --straggler 37 --straggler-steps 2-3 --straggler-ms 3 --seed 5'));
+  const table = page.locator('#steps-panel .steps-table');
+  await table.waitFor();
+  assert.deepEqual(await table.locator('thead th').allTextContents(), ['Step', 'Starts (UTC)', 'Busy (ranks)', 'Held up by', 'Lost waiting']);
+  const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)));
+  assert.equal(rows.length, 6);
+  for (const r of rows) assert.match(r[2], /^[\d.]+ (µs|ms) – [\d.]+ (µs|ms)$/, r.join(' | '));
+  const named = rows.filter((r) => !r[3].startsWith('—'));
+  assert.deepEqual(named.map((r) => [r[0], r[3]]), [['2', 'rank 37 · host-e'], ['3', 'rank 37 · host-e']]);
+  for (const r of named) assert.match(r[4], /^[\d.]+ ms each, [\d.]+ (ms|s) in all$/);
+  for (const r of rows.filter((x) => x[3].startsWith('—'))) assert.match(r[3], /^—no one named: .{10,}/, 'and why');
+  const map = page.locator('#steps-panel .waits-table');
+  assert.equal(await map.locator('tbody tr').count(), 32);
+  assert.match(await map.locator('tbody tr').first().locator('th').textContent(), /^rank 37 · host-e/);
+  assert.match(await page.locator('#steps-panel').textContent(), /32 of 256 ranks are shown/);
+  const sticky = await map.locator('tbody th').first().evaluate((th) => getComputedStyle(th).position);
+  assert.equal(sticky, 'sticky', 'rank names stay in view while the map scrolls');
+  await page.close();
+
+  generate('two/monday', '--format smdebug --hosts 2 --ranks-per-host 1 --steps 4 --seed 11');
+  generate('two/thursday', '--format smdebug --hosts 2 --ranks-per-host 1 --steps 4 --seed 12 --base-us 1700259200000000');
+  const runs = await scanned(path.join(session.tmp, 'two'));
+  await runs.locator('#steps-panel .steps-table').first().waitFor();
+  assert.deepEqual(await runs.locator('#steps-panel h4.run-name').allTextContents(), ['Run two/monday', 'Run two/thursday']);
+  assert.equal(await runs.locator('#steps-panel .steps-table').count(), 2);
+  for (const t of await runs.locator('#steps-panel .steps-table').all()) assert.equal(await t.locator('tbody tr').count(), 4);
+  await runs.close();
+});

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <cstdlib>
 
 #include "simdjson.h"
@@ -197,6 +198,25 @@ TEST_F(Waiting, OneRanksFilesOfEveryStepAreOneRank) {
     for (const StepRank& x : st.ranks) EXPECT_GT(x.span_ns, 0) << "step " << st.step;
     EXPECT_EQ(st.held_by, (st.step >= 1 && st.step <= 2 ? std::vector<int32_t>{2} : std::vector<int32_t>{})) << st.step;
   }
+}
+
+// Two runs of one job in one dropped folder (each its folder of per-step files, the same
+// ranks, pids and step numbers, days apart): a rank's files of one run continue one
+// another, the other run's are a second series ("#2") — no step is stretched over six days.
+TEST_F(Waiting, TwoRunsOfPerStepFilesAreNotOneRank) {
+  Generate("both/monday", "--hosts 2 --ranks-per-host 1 --steps 3 --files-per-step --seed 14");
+  Generate("both/thursday", "--hosts 2 --ranks-per-host 1 --steps 3 --files-per-step --seed 15 --base-us 1700259200000000");
+  const std::string both = Generate("both/.keep", "--hosts 1 --ranks-per-host 1 --steps 1 --collectives 0 --seed 1");
+  std::filesystem::remove_all(both);
+  const MergeResult r = MergeInputs(ReadTree(std::filesystem::path(both).parent_path().string()), {});
+  ASSERT_FALSE(r.report.fatal);
+  const Waits& w = r.report.waits;
+  ASSERT_EQ(w.ranks.size(), 4u) << "a rank's files of each run are one series: two ranks × two runs";
+  std::vector<std::string> labels;
+  for (const RankWaits& x : w.ranks) labels.push_back(x.label);
+  EXPECT_EQ(labels, (std::vector<std::string>{"rank 0 · host-a", "rank 0 · host-a #2", "rank 1 · host-b", "rank 1 · host-b #2"}));
+  for (const StepWaits& st : w.steps)
+    for (const StepRank& x : st.ranks) EXPECT_LT(x.span_ns, 1'000'000'000) << "step " << st.step << " stretched across runs";
 }
 
 }  // namespace
