@@ -29,3 +29,16 @@ export function errorData(e) {
     bytesRead: e?.bytesRead ?? 0,
   };
 }
+
+// A module Worker on `url` that is bound by its creator's Content-Security-Policy. A worker
+// takes no policy from the page's <meta> — only from its script's HTTP headers, which a plain
+// static host does not send — but one started from a blob: URL inherits its creator's: so it
+// starts from a blob that imports the script (which then loads as 'self' allows), and the
+// helpers it starts are bound the same way.
+export function boundWorker(url) {
+  if (String(url).startsWith('blob:')) return new Worker(url, { type: 'module' });  // (inherits already)
+  const blobUrl = URL.createObjectURL(new Blob([`import ${JSON.stringify(String(url))};`], { type: 'text/javascript' }));
+  const worker = new Worker(blobUrl, { type: 'module' });
+  setTimeout(() => URL.revokeObjectURL(blobUrl), 60000);  // (once it surely loaded)
+  return worker;
+}

@@ -17,6 +17,7 @@
 //
 // A helper is { parse(job) → Promise<reply>, takeBack() → Promise<id|null>,
 // stop(), heap }; parse never rejects. Tests drive fake ones by hand.
+import { boundWorker } from './protocol.mjs';
 const isNode = typeof process === 'object' && !!process.versions?.node;
 
 export class HelperPool {
@@ -105,7 +106,7 @@ function coresFromNavigator() {
 export async function startHelper(url = new URL('./tracemerge-helper.mjs', import.meta.url)) {
   const worker = isNode
     ? new (await import('node:worker_threads')).Worker(url)
-    : new Worker(url, { type: 'module' });
+    : boundWorker(url);
   const waiting = new Map();  // id → resolve
   let next = 0;
   let failed = null;  // why the worker stopped, if it did

@@ -5,7 +5,7 @@
 //   const { blob, result } = await client.merge(files, { unit: 'step', start: 2, end: 4 },
 //                                               { onProgress: (p) => console.log(p.stage, p.mbPerSec) });
 //   client.cancel();   // rejects the running merge with code CANCELLED
-import { MSG } from './protocol.mjs';
+import { MSG, boundWorker } from './protocol.mjs';
 
 const isNode = typeof process === 'object' && !!process.versions?.node;
 
@@ -14,7 +14,7 @@ export class MergeClient {
   constructor({ workerUrl = new URL('./tracemerge-worker.mjs', import.meta.url), createWorker } = {}) {
     this.createWorker = createWorker ?? (async () => (isNode
       ? new (await import('node:worker_threads')).Worker(workerUrl)
-      : new Worker(workerUrl, { type: 'module' })));
+      : boundWorker(workerUrl)));
     this.worker = null;
     this.pending = null;  // { id, resolve, reject, onProgress, stage }
     this.nextId = 1;

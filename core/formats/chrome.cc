@@ -45,13 +45,13 @@ class Chrome final : public Format {
   // Unix µs when its events as a whole say so: all but at most 1 in 100 after 2001 —
   // one event at ts 0 does not make a file clockless (ApplyClocks notes the strays).
   TimeBase Clock(const ParsedSource& s, const JobFacts&) const override {
-    uint64_t timed = 0, unix = 0;
+    uint64_t timed = 0, dated = 0;  // (not "unix": a macro in some toolchains)
     for (const Event& e : s.events) {
       if (!e.has_ts) continue;
       timed++;
-      unix += e.ts >= kEpoch2001Ns;
+      dated += e.ts >= kEpoch2001Ns;
     }
-    if (!unix || 100 * (timed - unix) > timed) return {};
+    if (!dated || 100 * (timed - dated) > timed) return {};
     return {BaseKind::kUnixMicros, 0, "", "", ""};
   }
 
