@@ -141,7 +141,7 @@ async function load(list, { then = 'scan' } = {}) {
 
 // A scan reads every file once in the worker: the job's time span, its steps, each file's
 // clock and the overview. All files, whatever is ticked: unticking only hides a lane. A
-// merge started meanwhile cancels it (one worker, one job at a time).
+// merge asked for meanwhile starts when it ends (one worker, one job at a time).
 async function scan(gen, thenMerge = false) {
   const token = ++state.scans;  // a rescan replaces this one: its late answer is dropped
   const current = () => gen === state.generation && token === state.scans && state.scanning;
@@ -168,7 +168,9 @@ async function scan(gen, thenMerge = false) {
       state.scanning = false;
       for (const e of state.entries) e.scanning = false;
       renderAll();
-      if (thenMerge) runMerge();
+      const asked = state.mergeAfterScan;
+      state.mergeAfterScan = false;
+      if (thenMerge || asked) runMerge();
     }
   }
 }
@@ -297,6 +299,13 @@ async function runMerge() {
   }
   if (state.entries.some((e) => e.include && e.offsetInvalid)) {
     setStatus('error', 'An offset is not a whole number of µs (e.g. -1500). Fix it in the file table.');
+    return;
+  }
+  // A scan running: the merge waits for it (one worker, one job at a time) — the overview
+  // it draws is not thrown away by a click.
+  if (state.scanning) {
+    state.mergeAfterScan = true;
+    setStatus('merging', 'Merging as soon as the scan of the files ends…');
     return;
   }
   const files = selectedFiles(state.entries);

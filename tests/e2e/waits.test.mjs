@@ -241,3 +241,18 @@ test('256 ranks and two runs stay readable: headers, numbers, runs apart', { tim
   for (const t of await runs.locator('#steps-panel .steps-table').all()) assert.equal(await t.locator('tbody tr').count(), 4);
   await runs.close();
 });
+
+// Issue 42's race: Merge pressed while the scan runs waits for the scan — the overview still
+// appears, and the merge then runs.
+test('Merge during the scan waits for it: the overview appears and the merge runs', { timeout: 300000 }, async () => {
+  const dir = generate('race', '--hosts 16 --ranks-per-host 8 --steps 6 --seed 9');
+  const page = await openPage(session);
+  await page.getByTestId('folder-input').setInputFiles(dir);
+  await page.locator('#job-summary', { hasText: 'scanning the job' }).waitFor();
+  await page.getByTestId('merge').and(page.locator(':enabled')).click();
+  await waitDone(page);
+  await page.waitForFunction(() => window.tracemerge.overview.geometry()?.lanes.length > 0);
+  assert.match(await page.getByTestId('status').textContent(), /^Merged [\d,]+ events/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
