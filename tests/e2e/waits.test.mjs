@@ -256,3 +256,20 @@ test('Merge during the scan waits for it: the overview appears and the merge run
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+// Issue 42's other race: when the scan ends and fills in each file's clock (one line: the rows
+// keep their height) and the overview appears above, Merge, in view, does not move under a
+// pending click (the browser keeps what is in view in place).
+test('Merge stays where it is when the scan ends', { timeout: 120000 }, async () => {
+  const dir = generate('still', '--sagemaker --hosts 2 --steps 4 --tf-steps 1-2 --seed 3');
+  const page = await openPage(session);
+  await page.getByTestId('folder-input').setInputFiles(dir);
+  await page.getByTestId('merge').and(page.locator(':enabled')).waitFor();
+  await page.getByTestId('merge').scrollIntoViewIfNeeded();  // (where a user about to click has it)
+  const before = await page.getByTestId('merge').boundingBox();
+  await page.waitForFunction(() => window.tracemerge.overview.geometry()?.lanes.length > 0);
+  await page.locator('#files td[data-label=Clock] .why').first().waitFor();
+  const after = await page.getByTestId('merge').boundingBox();
+  assert.ok(Math.abs(after.y - before.y) < 2, `Merge moved from ${before.y} to ${after.y} when the scan ended`);
+  await page.close();
+});
