@@ -11,7 +11,11 @@ const isNode = typeof process === 'object' && !!process.versions?.node;
 
 export class MergeClient {
   // createWorker() → a Worker (browser) or worker_threads Worker (Node).
-  constructor({ workerUrl = new URL('./tracemerge-worker.mjs', import.meta.url), createWorker } = {}) {
+  // cancelAnswerMs: how long a worker cancelled while reading has to say it stopped (its
+  // ERROR or DONE for that merge) before it is taken for stuck and replaced.
+  constructor({ workerUrl = new URL('./tracemerge-worker.mjs', import.meta.url), createWorker, cancelAnswerMs = 3000 } = {}) {
+    this.cancelAnswerMs = cancelAnswerMs;
+    this.settling = null;  // a cancelled merge's worker, until it says it stopped or is replaced
     this.createWorker = createWorker ?? (async () => (isNode
       ? new (await import('node:worker_threads')).Worker(workerUrl)
       : boundWorker(workerUrl)));
@@ -38,6 +42,7 @@ export class MergeClient {
 
   async merge(files, options = {}, { onProgress } = {}) {
     if (this.pending) throw Object.assign(new Error('a merge is already running'), { code: 'USAGE' });
+    await this.settling;  // (a cancelled merge's worker: stopped, or replaced)
     const worker = await this.ensureWorker();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -53,16 +58,34 @@ export class MergeClient {
     if (!p) return;
     this.worker?.postMessage({ type: MSG.CANCEL, id: p.id });
     // Reading yields between chunks and sees the cancel; a synchronous wasm
-    // merge cannot, so the worker is replaced.
-    this.fail({ code: 'CANCELLED', message: 'merge cancelled' }, p.stage !== 'read');
+    // merge cannot, so the worker is replaced — and so is one that reported
+    // reading but does not say it stopped within cancelAnswerMs (stuck anywhere).
+    const reading = p.stage === 'read' && this.worker;
+    this.fail({ code: 'CANCELLED', message: 'merge cancelled' }, !reading);
+    if (!reading) return;
+    const worker = this.worker;
+    this.settling = new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        if (this.worker === worker) this.terminate();  // (which releases)
+        else this.release?.();
+      }, this.cancelAnswerMs);
+      this.release = () => {
+        clearTimeout(timer);
+        this.stopped = this.release = null;
+        resolve();
+      };
+      this.stopped = (msg) => { if (msg.id === p.id && (msg.type === MSG.ERROR || msg.type === MSG.DONE)) this.release(); };
+    }).then(() => { this.settling = null; });
   }
 
   terminate() {
     this.worker?.terminate();
     this.worker = null;
+    this.release?.();  // (a cancelled merge's worker: gone now)
   }
 
   handle(msg) {
+    this.stopped?.(msg);
     const p = this.pending;
     if (!p || msg.id !== p.id) return;  // a late message of a cancelled merge
     if (msg.type === MSG.PROGRESS) {

@@ -54,3 +54,38 @@ test('a worker that dies mid-merge rejects with ABORT and is replaced', async ()
   assert.equal(made, 2);
   client.terminate();
 });
+
+// Issue 42: a stuck worker never traps the page. A worker that hangs at any stage it reported
+// — reading, parsing, writing — is replaced on Cancel (reading: once it has not said it stopped
+// within the deadline), and the next merge works on a fresh worker; one that says it stopped
+// in time is kept.
+test('Cancel replaces a worker stuck at any stage; one that answers in time is kept', { timeout: 60000 }, async () => {
+  const { Worker } = await import('node:worker_threads');
+  const real = () => new Worker(new URL(`file://${path.join(WASM, 'tracemerge-worker.mjs')}`));
+  // A worker that reports `stage` and then never answers again (nor stops on a cancel).
+  const stuck = (stage) => new Worker(`const { parentPort } = require('node:worker_threads');
+    parentPort.on('message', (m) => { if (m.type === 'merge') parentPort.postMessage({ type: 'progress', id: m.id, stage: ${JSON.stringify(stage)} }); });`, { eval: true });
+  for (const stage of ['read', 'parse', 'write']) {
+    const made = [];
+    const client = new MergeClient({ cancelAnswerMs: 300, createWorker: async () => { const w = made.length ? real() : stuck(stage); made.push(w); return w; } });
+    const first = client.merge(readTree(MERGE_TRACES), {}, { onProgress: () => client.cancel() });
+    await assert.rejects(first, (e) => e.code === 'CANCELLED', stage);
+    const started = Date.now();
+    const { result } = await client.merge(readTree(MERGE_TRACES), {});
+    assert.equal(result.eventsWritten, 706, stage);
+    assert.equal(made.length, 2, `${stage}: the stuck worker was replaced`);
+    assert.ok(Date.now() - started < 10000, stage);
+    client.terminate();
+  }
+  // A worker that stops when cancelled while reading (it answers CANCELLED) is kept.
+  const made = [];
+  const client = new MergeClient({ cancelAnswerMs: 5000, createWorker: async () => { const w = real(); made.push(w); return w; } });
+  let cancelled = false;
+  const first = client.merge(readTree(MERGE_TRACES), {}, { onProgress: (p) => { if (!cancelled && p.stage === 'read') { cancelled = true; client.cancel(); } } });
+  await assert.rejects(first, (e) => e.code === 'CANCELLED');
+  const { result } = await client.merge(readTree(MERGE_TRACES), {});
+  assert.equal(result.eventsWritten, 706);
+  assert.ok(cancelled, 'cancelled while reading');
+  assert.equal(made.length, 1, 'the worker that stopped in time is kept');
+  client.terminate();
+});
