@@ -186,3 +186,30 @@ test('--align clocks and --align steps: wasm and native bytes are identical, API
   }
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+// Issue 41: every entry point ends. Each fatal error class of the Node CLI, with its helper
+// workers running (the default on more than one core; --threads 3 asks for two), ends by itself
+// within seconds with the native CLI's exit status, and leaves no temporary file behind.
+test('every fatal error ends the Node CLI within seconds, as the native one, with helpers running', async () => {
+  const job = path.join(CORPUS, 'smdebug/tests/profiler/resources/merge_traces');
+  const out = tmpDir('fatal');
+  const cases = [
+    ['UNKNOWN_STEP', [job, '--unit', 'step', '--start', '99', '-o', path.join(out, 'a.json')]],
+    ['IO (output folder missing)', [job, '-o', path.join(out, 'missing/dir/a.json')]],
+    ['IO (output folder not writable)', [job, '-o', '/proc/a.json']],
+    ['USAGE', [job, '--bogus']],
+    ['BAD_WINDOW', [job, '--unit', 'time', '--start', '5', '--end', '1']],
+    ['no input', [path.join(out, 'nothing-here')]],
+  ];
+  for (const [what, args] of cases) {
+    const native = run(NATIVE_CLI, [...args, '--threads', '3']);
+    const t0 = Date.now();
+    const wasm = spawnSync(...(([cmd, ...lead]) => [cmd, [...lead, ...args, '--threads', '3']])(cliCommand(NODE_CLI)), { timeout: 30000 });
+    assert.equal(wasm.signal, null, `${what}: the Node CLI did not end by itself`);
+    assert.ok(Date.now() - t0 < 20000, `${what}: ${Date.now() - t0} ms`);
+    assert.notEqual(wasm.status, 0, what);
+    assert.equal(wasm.status, native.status, `${what}: exit ${wasm.status}, the native CLI's ${native.status}`);
+    assert.deepEqual(fs.readdirSync(out).filter((f) => f.startsWith('.tracemerge')), [], `${what}: a temporary file stayed`);
+  }
+  fs.rmSync(out, { recursive: true, force: true });
+});
