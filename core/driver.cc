@@ -44,7 +44,7 @@ std::string NameFile(std::string_view arg) {
   return std::string(arg);
 }
 
-OutputFilePlan PlanOutputFile(const Args& args, bool first_is_dir, TargetKind target, long pid) {
+OutputFilePlan PlanOutputFile(const Args& args, bool first_is_dir, TargetKind target, long pid, uint64_t serial) {
   OutputFilePlan p;
   const std::string& out = args.output;
   p.to_stdout = out == "-";
@@ -59,7 +59,9 @@ OutputFilePlan PlanOutputFile(const Args& args, bool first_is_dir, TargetKind ta
   }
   p.in_place = !out.empty() && !p.to_stdout && target == TargetKind::kOther;
   if (p.in_place) p.tmp = out;
-  else if (!p.to_stdout) p.tmp = (p.dir == "/" ? std::string() : p.dir) + "/.tracemerge-" + std::to_string(pid) + ".tmp";
+  else if (!p.to_stdout)
+    p.tmp = (p.dir == "/" ? std::string() : p.dir) + "/.tracemerge-" + std::to_string(pid) +
+            (serial ? "-" + std::to_string(serial) : std::string()) + ".tmp";
   return p;
 }
 

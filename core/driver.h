@@ -10,6 +10,7 @@
 //   exit status: 0 merged (warnings allowed), 1 nothing merged or a fatal error, 2 usage
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,7 +54,9 @@ struct OutputFilePlan {
 };
 // target: what args.output is now (kMissing when not given); first_is_dir:
 // whether the first path given is a folder (the default output goes there).
-OutputFilePlan PlanOutputFile(const Args& args, bool first_is_dir, TargetKind target, long pid);
+// serial: this run's number in the process (two merges of one process — two Python threads —
+// never share a temporary file): ".tracemerge-<pid>-<serial>.tmp"; 0 leaves it out.
+OutputFilePlan PlanOutputFile(const Args& args, bool first_is_dir, TargetKind target, long pid, uint64_t serial = 0);
 // The final name: -o, or <dir>/<default name> (the report's: ResultJson's outputName).
 std::string FinalOutputName(const Args& args, const OutputFilePlan& plan, const std::string& default_name);
 

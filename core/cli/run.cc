@@ -1,10 +1,12 @@
 #include "run.h"
 
+#include <atomic>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cerrno>
 #include <climits>
@@ -192,7 +194,8 @@ RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
   }
 
   std::error_code ec;
-  const OutputFilePlan plan = PlanOutputFile(args, fs::is_directory(paths[0], ec), KindOf(args.output), getpid());
+  static std::atomic<uint64_t> runs{0};  // (this process's merges: each its own temporary file)
+  const OutputFilePlan plan = PlanOutputFile(args, fs::is_directory(paths[0], ec), KindOf(args.output), getpid(), ++runs);
   auto finish = [&](const Report& report, bool write_failed, const std::string& final_name) {
     line.Clear();
     const CliEnd end = FinishCli(args, report.fatal.has_value(), report.Summary(), write_failed, plan, final_name);

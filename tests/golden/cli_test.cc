@@ -182,3 +182,37 @@ TEST_F(Cli, ARelativeJobThatWouldStartBefore0IsMovedTo0) {
 }
 
 }  // namespace tracemerge::test
+
+// Two merges in one process (two Python threads, the C ABI's tm_run) into one folder never
+// share a temporary file: each output is its own job's, every round (issue 35).
+#include <thread>
+#include "cli/run.h"
+namespace tracemerge::test {
+namespace {
+TEST_F(Cli, TwoMergesInOneProcessNeverSwapOutputs) {
+  const std::string a = Corpus("smdebug/tests/profiler/resources/merge_traces");
+  const std::string b = Corpus("real/chrome_catapult/big_trace.json");
+  auto run = [&](const std::string& in, const std::string& out) {
+    RunIo io;
+    io.out = io.err = [](std::string_view) {};
+    return RunCli({in, "-o", out, "--quiet"}, io);
+  };
+  const std::string ref_a = (dir_ / "ref_a.json").string(), ref_b = (dir_ / "ref_b.json").string();
+  ASSERT_EQ(run(a, ref_a).exit, 0);
+  ASSERT_EQ(run(b, ref_b).exit, 0);
+  const std::string want_a = ReadFile(ref_a), want_b = ReadFile(ref_b);
+  for (int round = 0; round < 20; round++) {
+    const std::string out_a = (dir_ / "a.json").string(), out_b = (dir_ / "b.json").string();
+    RunResult ra, rb;
+    std::thread t([&] { ra = run(a, out_a); });
+    rb = run(b, out_b);
+    t.join();
+    ASSERT_EQ(ra.exit, 0) << round;
+    ASSERT_EQ(rb.exit, 0) << round;
+    EXPECT_EQ(ReadFile(out_a), want_a) << "round " << round;
+    EXPECT_EQ(ReadFile(out_b), want_b) << "round " << round;
+  }
+  for (auto& e : fs::directory_iterator(dir_)) EXPECT_NE(e.path().filename().string().rfind(".tracemerge", 0), 0u) << e.path();
+}
+}  // namespace
+}  // namespace tracemerge::test
