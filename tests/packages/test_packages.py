@@ -96,6 +96,27 @@ print(json.dumps([a, b, c]))
         self.assertTrue(events)
         self.assertTrue(all("pythontimeline" in e["args"]["name"] for e in events if e.get("name") == "process_name"))
 
+    def test_smdebugs_calls_as_people_write_them_a_new_folder_a_trailing_slash_one_suffix(self):
+        # smdebug makes output_directory when missing, takes "merged/" as "merged", and a single
+        # suffix as a string (issue 35).
+        now_us = int(time.time() * 1e6)
+        work = self.tmp / "loose"
+        work.mkdir()
+        written = json.loads(self.py(f"""
+import json
+from tracemerge import MergedTimeline
+a = MergedTimeline({str(self.job)!r}, output_directory="merged/").merge_timeline(0, {now_us})
+b = MergedTimeline({str(self.job)!r}, file_suffix_filter="pythontimeline.json", output_directory="one").merge_timeline(0, {now_us})
+print(json.dumps([a, b]))
+""", cwd=work))
+        a, b = written
+        self.assertNotIn("//", a)
+        self.assertEqual(pathlib.Path(work, a), work / "merged" / f"{now_us}_merged_timeline.json")
+        self.assertTrue((work / a).is_file())
+        names = [e["args"]["name"] for e in json.loads((work / b).read_text())["traceEvents"] if e.get("name") == "process_name"]
+        self.assertTrue(names)
+        self.assertTrue(all("pythontimeline" in n for n in names), names)
+
     def test_sagemaker_multi_node_tf_traces_keep_their_clocks_in_a_step_window(self):
         # SageMaker's layout: a step folder holds every node's sidecar (named by node id) and
         # every node's TF trace (named by hostname). smdebug's calls, a step and a time window.

@@ -183,7 +183,8 @@ class MergedTimeline:
         if self.path.startswith("s3://"):
             raise TraceMergeError("USAGE", "S3 paths are not read here: copy the profiler output locally "
                                            "(aws s3 sync …) and give its folder")
-        self.out_dir = os.fspath(output_directory) if output_directory is not None else self.path
+        # (smdebug's paths: "merged/" and "merged" alike; its folder made when missing, as smdebug does)
+        self.out_dir = os.path.normpath(os.fspath(output_directory)) if output_directory is not None else self.path
         self.file_suffix_filter = file_suffix_filter
         self.last_report = None
 
@@ -195,7 +196,11 @@ class MergedTimeline:
         unit = getattr(unit, "value", unit)
         only = None
         if self.file_suffix_filter:
-            only = list(self.file_suffix_filter) + ["system"]
+            suffixes = self.file_suffix_filter
+            if isinstance(suffixes, (str, bytes, os.PathLike)):  # one suffix, as a string
+                suffixes = [os.fsdecode(suffixes)]
+            only = list(suffixes) + ["system"]
+        os.makedirs(self.out_dir, exist_ok=True)
         self.last_report = merge(self.path, start=start, end=end, unit=unit, only=only, output_dir=self.out_dir,
                                  **options)
         return self.last_report.output
