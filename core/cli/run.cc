@@ -145,7 +145,9 @@ RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
     }
   }
   if (merge_opt.threads == 0) merge_opt.threads = std::max(1u, std::thread::hardware_concurrency());  // (--threads)
+  bool stopped = false;  // the caller said stop while files were read: nothing more is read or merged
   merge_opt.progress = [&](const Progress& p) {
+    if (stopped) return false;  // (the merge then ends CANCELLED at its first progress)
     if (std::string_view(p.stage) == "write")
       line.Show("writing: " + std::to_string(p.done) + " of " + std::to_string(p.total) + " events");
     else if (std::string_view(p.stage) == "plan")
@@ -186,11 +188,15 @@ RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
       bytes_done += n;
       line.Show("reading: " + std::to_string(files_done) + " of " + std::to_string(inputs.size()) + " files, " +
                 Mb(bytes_done) + " of " + Mb(bytes_total) + " — " + in.name);
-      if (io.progress && !io.progress(Progress{"read", bytes_done, bytes_total})) break;
+      if (io.progress && !io.progress(Progress{"read", bytes_done, bytes_total})) {
+        stopped = true;
+        break;
+      }
     }
     ::close(fd);
     merger.EndSource();
     files_done++;
+    if (stopped) break;
   }
 
   std::error_code ec;

@@ -145,6 +145,39 @@ print(json.dumps([m.merge_timeline(5, 12, unit="step"), m.merge_timeline({t0 + 1
             tf_kept = sum(s["kept"] for s in report["sources"] if s["kind"] == "tf_trace")
             self.assertGreater(tf_kept, 300, "the TF events of the window's steps")
 
+    def test_cancel_while_reading_cancels_the_merge_and_writes_nothing(self):
+        # Returning False, or raising KeyboardInterrupt, in the progress callback while the files
+        # are read ends the whole merge: CANCELLED (or the interrupt), no output, no temporary file
+        # (it used to end only that file's read and write the rest, issue 35).
+        work = self.tmp / "cancel"
+        work.mkdir()
+        got = json.loads(self.py(f"""
+import json, os
+import tracemerge
+stages = []
+def stop_reading(stage, done, total):
+    stages.append(stage)
+    return stage != "read"
+try:
+    tracemerge.merge({str(MERGE_TRACES)!r}, output="y.json", progress=stop_reading, threads=2)
+    code = None
+except tracemerge.TraceMergeError as e:
+    code = e.code
+def interrupt(stage, done, total):
+    if stage == "read":
+        raise KeyboardInterrupt
+try:
+    tracemerge.merge({str(MERGE_TRACES)!r}, output="z.json", progress=interrupt)
+    interrupted = False
+except KeyboardInterrupt:
+    interrupted = True
+print(json.dumps({{"code": code, "stages": stages, "interrupted": interrupted, "files": sorted(os.listdir("."))}}))
+""", cwd=work))
+        self.assertEqual(got["code"], "CANCELLED")
+        self.assertEqual(got["stages"], ["read"], "nothing after the read that said stop")
+        self.assertTrue(got["interrupted"])
+        self.assertEqual(got["files"], [], "no output, no temporary file")
+
     def test_merge_scan_errors_progress_threads_and_the_gil(self):
         out = self.py(f"""
 import json, threading, time
