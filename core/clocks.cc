@@ -10,8 +10,6 @@
 namespace tracemerge {
 namespace {
 
-constexpr int64_t kEpoch2001Ns = int64_t{1000000000} * 1000000000;  // 1e18 ns ≈ 2001-09-09 (chrome.cc's)
-
 // "smdebug header start_time_since_epoch_in_micros=1594662597687738": what the summary says.
 std::string TimeBaseText(const TimeBase& tb) {
   switch (tb.kind) {

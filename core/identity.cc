@@ -24,20 +24,22 @@ void SplitStreamsIntoSeries(Job& job) {
   };
   std::map<std::pair<std::string, std::string>, std::vector<File>> streams;  // (run, stream) → its files
   for (size_t i = 0; i < job.sources.size(); i++) {
-    ParsedSource& s = job.sources[i];
-    if (!s.report.included || s.cls.format != FormatId::kKineto) continue;
-    const TimeBase tb = FormatOf(s.cls.format).Clock(s, job.facts);
-    File f{INT64_MAX, INT64_MIN, i};
-    for (const Event& e : s.events) {
-      if (!e.has_ts || e.ph == 'M') continue;
-      const int64_t t = e.based ? e.ts : AddNs(e.ts, tb.base_ns);
-      f.start = std::min(f.start, t);
-      f.end = std::max(f.end, AddNs(t, Duration(e)));
-    }
-    streams[{s.identity.run, s.identity.stream}].push_back(f);
+    const ParsedSource& s = job.sources[i];
+    if (s.report.included && s.cls.format == FormatId::kKineto)
+      streams[{s.identity.run, s.identity.stream}].push_back(File{INT64_MAX, INT64_MIN, i});
   }
   for (auto& [key, files] : streams) {
-    if (files.size() < 2) continue;
+    if (files.size() < 2) continue;  // (a file alone — most ranks — is not read again)
+    for (File& f : files) {
+      const ParsedSource& s = job.sources[f.index];
+      const TimeBase tb = FormatOf(s.cls.format).Clock(s, job.facts);
+      for (const Event& e : s.events) {
+        if (!e.has_ts || e.ph == 'M') continue;
+        const int64_t t = e.based ? e.ts : AddNs(e.ts, tb.base_ns);
+        f.start = std::min(f.start, t);
+        f.end = std::max(f.end, AddNs(t, Duration(e)));
+      }
+    }
     std::stable_sort(files.begin(), files.end(), [](const File& a, const File& b) { return a.start < b.start; });
     size_t series = 1;
     std::set<int64_t> steps;  // the current series'

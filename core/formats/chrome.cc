@@ -13,8 +13,6 @@
 namespace tracemerge {
 namespace {
 
-constexpr int64_t kEpoch2001Ns = int64_t{1000000000} * 1000000000;  // 1e18 ns ≈ 2001-09-09
-
 class Chrome final : public Format {
  public:
   FormatId id() const override { return FormatId::kChrome; }

@@ -49,6 +49,9 @@ struct Identity {
   uint32_t domain = 0;         // its clock domain in the job: one per (run, host); a source of its own when no host is known
 };
 
+// Times from here on are Unix times (a trace's Unix µs); before, relative ones (chrome.cc, clocks.cc).
+constexpr int64_t kEpoch2001Ns = int64_t{1000000000} * 1000000000;  // 1e18 ns ≈ 2001-09-09
+
 // How a source's times become absolute Unix time.
 enum class BaseKind : uint8_t {
   kNone,           // relative times (NO_CLOCK)
