@@ -162,7 +162,10 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
           if (tok.size() > 2 && tok[0] == '"' && !NumberToken(tok).empty()) number_strings_.push_back({at, akey == "sort_index"});
           switch (akey.size()) {  // (by length first: most keys are none of these)
             case 3: if (akey == "Seq") f->arg_seq = tok; break;
-            case 4: if (akey == "name") f->arg_name = Unquote(tok); break;
+            case 4:
+              if (akey == "name") f->arg_name = Unquote(tok);
+              else if (akey == "rank") f->arg_rank = tok;
+              break;
             case 6: if (akey == "labels") f->arg_labels = Unquote(tok); break;
             case 8: if (akey == "step_num") f->arg_step_num = tok; break;
             case 15: if (akey == "Collective name") f->arg_collective = tok; break;

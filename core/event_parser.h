@@ -36,6 +36,7 @@ struct EventFields {
   std::string_view arg_collective;  // args["Collective name"]
   std::string_view arg_seq;         // args.Seq
   std::string_view arg_group;       // args["Process Group Name"]
+  std::string_view arg_rank;        // args.rank (a file of several ranks merged, as TraceLens writes): raw token
   int64_t dur_ns = -1;              // dur parsed; -1 when absent, negative or not a number
   unsigned converted = 0;           // Conversion bits: what the template writes otherwise than read
   bool ph_not_string = false;       // ph was there but not a string (then ph is empty)

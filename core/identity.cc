@@ -69,6 +69,7 @@ void SplitStreamsIntoSeries(Job& job) {
 }  // namespace
 
 void IdentifySources(Job& job) {
+  SplitRanks(job.sources);
   job.facts = JobFacts{};
   for (const ParsedSource& s : job.sources)
     if (s.cls.kind == Kind::kSidecar)

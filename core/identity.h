@@ -21,6 +21,11 @@ namespace tracemerge {
 // source has one of its own.
 void IdentifySources(Job& job);
 
+// A file whose events say several ranks (args.rank, as a merge of ranks'
+// traces writes them) becomes one source per rank, in its place (ranks.cc);
+// IdentifySources does it first.
+void SplitRanks(std::vector<ParsedSource>& sources);
+
 // The sources recorded on one clock as far as the job can tell, for placing
 // clockless ones together: its host's within its run, else its folder's (a
 // tool's files of one recording, such as CANN msprof's per device); a file

@@ -105,6 +105,7 @@ struct SourceReport {
   std::string note;      // why not included, or what it contributes
   uint64_t bytes = 0;           // as given (compressed if gzipped)
   uint64_t inflated_bytes = 0;  // after inflate
+  uint32_t piece = 0, pieces = 1;  // a file of several ranks is one source per rank (SplitRanks): which, of how many
   uint64_t events_read = 0;     // event records found in the file
   uint64_t events_kept = 0;     // written to the output
   uint64_t events_dropped = 0;  // invalid, reported in warnings

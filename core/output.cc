@@ -341,12 +341,16 @@ void WriteOutput(Job& job, const TrackPlan& tracks, const OutputOrder& plan, con
     out.append("{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
                ",\"tid\":" + std::to_string(tid) + ",\"args\":{\"name\":\"" + name + "\"}}");
   }
-  // Ids stay unique across sources, numbered in path order.
+  // Ids stay unique across sources, numbered in path order; a file's pieces (one per rank) share its ids.
   std::vector<SourceOut> sources(job.sources.size());
   uint64_t id_base = 0;
   for (size_t i = 0; i < sources.size(); i++) {
     sources[i].s = &job.sources[i];
     sources[i].tracks = &tracks.sources[i];
+    if (job.sources[i].report.piece > 0) {
+      sources[i].id_base = sources[i - 1].id_base;
+      continue;
+    }
     sources[i].id_base = id_base;
     id_base += job.sources[i].id_count;
   }

@@ -230,7 +230,6 @@ void SourceParser::Add(Span sp, const EventFields& f, size_t mark) {
     e.ts = AddNs(e.ts, s_.said.header_base);
     e.based = true;
   }
-  format_.ReadEvent(s_, static_cast<uint32_t>(s_.events.size()), ph, f);
   if (ph == 's' && !flow_starts_.insert(std::string(f.cat) + '\x1f' + std::string(f.name) + '\x1f' + std::string(f.id)).second &&
       flow_reused_.first++ == 0)
     flow_reused_.second = sp.offset;
@@ -240,6 +239,7 @@ void SourceParser::Add(Span sp, const EventFields& f, size_t mark) {
   s_.has_pairs |= ph == 'B' || ph == 'E' || IsPairPhase(ph);
   if (e.has_ts) (e.based ? s_.based_events : s_.relative_events) = true;
   s_.events.push_back(e);
+  format_.ReadEvent(s_, static_cast<uint32_t>(s_.events.size() - 1), ph, f);
 }
 
 // Found in a folder, an earlier merge's output would count its events twice.

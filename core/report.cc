@@ -304,6 +304,7 @@ std::string Report::ToJson() const {
          ",\"aligned_us\":" + FormatMicros(r.aligned_ns) + ",\"placed_us\":" + FormatMicros(r.placed_ns) +
          ",\"clock_host\":" + std::to_string(r.clock_host);
     s += ",\"label\":" + Quote(r.identity.group);  // what the page groups sources by
+    if (r.pieces > 1) s += ",\"piece\":" + std::to_string(r.piece) + ",\"pieces\":" + std::to_string(r.pieces);
     s += "}";
   }
   s += "],\n\"clock_check\":{\"attempted\":" + std::string(clock_attempted ? "true" : "false") + ",\"hosts\":[";

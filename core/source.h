@@ -23,10 +23,13 @@
 
 namespace tracemerge {
 
+constexpr int64_t kNoRank = -1, kRanksDisagree = -2;
 struct Proc {  // one original pid of one source
   std::string pid_text;  // original pid as written ("" when absent)
   std::string name;      // from process_name metadata (JSON-escaped text)
   std::string labels;    // from process_labels metadata (Kineto: "GPU 1", "CPU")
+  int64_t rank = kNoRank;  // the rank its events' args.rank say (a file of merged ranks): kNoRank, or
+                           // kRanksDisagree when they say two
 };
 
 struct Thread {  // one original (pid, tid) of one source

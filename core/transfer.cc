@@ -96,6 +96,7 @@ void Fields(IO& io, S& s) {
     io(p.pid_text);
     io(p.name);
     io(p.labels);
+    io.Int(p.rank);
   });
   io.List(s.threads, [&](auto& t) {
     io.Int(t.proc);

@@ -194,7 +194,7 @@ function applyReport(report) {
   if (report.job) state.job = report.job;
   for (const s of report.sources) {
     const e = state.byName.get(s.path);
-    if (e) e.source = s;
+    if (e && !s.piece) e.source = s;  // (a file of several ranks is a source per rank: its row shows the first)
   }
 }
 

@@ -88,6 +88,13 @@ function clockCell(e) {
     s.time_base_why ? h('span', { class: 'hint why' }, ` — ${s.time_base_why}`) : null);
 }
 
+// The node the file names — or, a file of several ranks merged (its events say their rank), how many.
+function nodeCell(e) {
+  const node = e.source?.pieces > 1 ? `${e.source.pieces} ranks` : e.node || '';
+  const title = e.source?.pieces > 1 ? 'its events say their rank (args.rank): each rank is read as a source of its own' : node;
+  return h('td', { class: `node mono${node ? '' : ' empty'}`, title, 'data-label': 'Node' }, node);
+}
+
 function pathCell(name) {
   const i = name.lastIndexOf('/');
   return h('td', { class: 'path' }, i >= 0 ? h('span', { class: 'dir' }, name.slice(0, i + 1)) : null, name.slice(i + 1));
@@ -174,7 +181,7 @@ export function renderFiles(tbody, entries, kinds, kindOn, onChange, offsetUs, f
       pathCell(e.name),
       h('td', { 'data-label': 'Kind' }, h('span', { class: `kind ${rejected ? 'skipped' : e.kind}` }, kindText), reason ? h('span', { class: 'hint' }, ` — ${reason}`) : null),
       h('td', { class: 'c-num', 'data-label': 'Size' }, bytes(e.size)),
-      h('td', { class: `node mono${e.node ? '' : ' empty'}`, title: e.node || '', 'data-label': 'Node' }, e.node || ''),
+      nodeCell(e),
       clockCell(e),
       offsetCell);
     if (off) tr.title = `${kinds.label(e.kind)} is switched off in "Kinds to merge"`;

@@ -6,6 +6,8 @@
 //
 //   "job/viz.json" (times ~6.5e9 µs) → no clock (NO_CLOCK), run "job", label "viz · trace"
 //   "x.json" with every ts ≥ 1e15 µs (after 2001) → Unix µs in the file
+#include <algorithm>
+
 #include "formats/format.h"
 #include "source.h"
 #include "tokenizer.h"
@@ -36,7 +38,8 @@ class Chrome final : public Format {
   void ReadTop(ParsedSource& s, const TopLevel& top) const override {
     KinetoFormat().ReadTop(s, top);
     if (s.step_kind == StepKind::kProfilerStep || !s.anchors.empty() || !s.said.base_time.empty() ||
-        s.said.rank >= 0 || !s.said.host.empty())
+        s.said.rank >= 0 || !s.said.host.empty() ||
+        std::any_of(s.procs.begin(), s.procs.end(), [](const Proc& p) { return p.rank >= 0; }))
       s.cls.format = FormatId::kKineto;
   }
 
@@ -57,7 +60,7 @@ class Chrome final : public Format {
     Identity id;
     id.run = DroppedFolder(s.path, s.in_folder);
     id.node = s.cls.node;
-    id.stream = "file " + s.path + '#' + std::to_string(s.arrival);
+    id.stream = "file " + s.path + '#' + std::to_string(s.arrival) + (s.report.pieces > 1 ? "." + std::to_string(s.report.piece) : "");
     id.label = s.cls.node + " · " + KindName(s.cls.kind);
     return id;
   }

@@ -73,6 +73,13 @@ class Kineto final : public Format {
   }
 
   void ReadEvent(ParsedSource& s, uint32_t index, char ph, const EventFields& f) const override {
+    if (!f.arg_rank.empty()) {  // a merge of ranks' files (TraceLens): each event says its rank
+      Proc& p = s.procs[s.threads[s.events[index].thread].proc];
+      const std::optional<int64_t> rank = ParseScaled(f.arg_rank, 1);
+      const int64_t r = rank && *rank >= 0 && *rank < (int64_t{1} << 31) ? *rank : kRanksDisagree;
+      if (p.rank == kNoRank) p.rank = r;
+      else if (p.rank != r) p.rank = kRanksDisagree;
+    }
     constexpr std::string_view kProfilerStep = "ProfilerStep#";
     if (f.name.substr(0, kProfilerStep.size()) == kProfilerStep && s.step_kind != StepKind::kStepNum) {
       if (auto step = ParseScaled(f.name.substr(kProfilerStep.size()), 1)) {

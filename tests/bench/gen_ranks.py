@@ -7,7 +7,7 @@ tests, the benchmarks, and trying --align by hand.
         [--offsets-us 0,350,-5800] [--drift-ppm 0,40,-25] [--steps 6] [--first-step 0]
         [--collectives 8] [--jitter-us 2] [--arrival-us 2000] [--gap-ms 0]
         [--base-us N] [--seed S] [--format kineto|smdebug] [--no-seq] [--no-clock]
-        [--files-per-step] [--decoys N] [--broadcasts]
+        [--files-per-step | --fuse] [--decoys N] [--broadcasts]
         [--straggler RANK --straggler-steps 3-5 --straggler-ms 2]
         [--p2p RANKS --p2p-steps 3-5 --p2p-ms 10] [--metrics] [--tf]
         [--sagemaker [--tf-steps 5-12] [--tf-untied H]]
@@ -29,6 +29,10 @@ plus its offset plus its drift (ppm of the time since the job's start).
   (relative clocks, per host). --files-per-step writes one file per step per
   rank with PyTorch's default name "<host>_<pid>.<ns>.pt.trace.json" and no
   host_name (as its trace handler does when profiling one step at a time).
+  --fuse writes the ranks' traces merged into one OUT_DIR/merged_trace.json.gz
+  as TraceLens's TraceFusion does: the top-level keys dropped (times written
+  as Unix µs), every event's args.rank set, pid += rank × 10^k (args.pid_raw),
+  and "RANK N - CPU|GPU" process names in place of the ranks' own.
   --decoys N adds N host-side nccl:all_reduce ops per step at random times;
   --broadcasts a broadcast per step whose root finishes 1.3-3.3 ms early;
   --p2p 1,3: in --p2p-steps those ranks run a send/recv kernel of --p2p-ms
@@ -58,6 +62,7 @@ hostname, sidecar and start.
 import argparse
 import gzip
 import json
+import math
 import os
 import random
 
@@ -158,12 +163,43 @@ def kineto_trace(a, rank, world, host, events, with_host):
     return trace
 
 
+def fuse(traces, out):
+    """Ranks' traces as TraceLens's TraceFusion merges them (see --fuse)."""
+    top = max(e["pid"] for e in traces[0]["traceEvents"] if isinstance(e.get("pid"), int))
+    mult = 10 ** (math.ceil(math.log10(top + 1)) + 1)
+    merged, pid_rank, gpu = [], {}, set()
+    for rank, trace in enumerate(traces):
+        base = trace.get("baseTimeNanoseconds", 0) / 1000
+        for e in trace["traceEvents"]:
+            if e["ph"] == "M" and e["name"] in ("process_name", "process_sort_index", "process_labels"):
+                continue
+            e = dict(e, args=dict(e.get("args", {}), rank=rank, pid_raw=e["pid"]))
+            e["pid"] += rank * mult
+            if "ts" in e:
+                e["ts"] = us(e["ts"] + base)
+            if e["ph"] != "M":
+                pid_rank.setdefault(e["pid"], rank)
+                if e.get("cat") == "kernel":
+                    gpu.add(e["pid"])
+            merged.append(e)
+    for pid, rank in sorted(pid_rank.items(), key=lambda x: (x[1], x[0])):
+        merged.append({"name": "process_name", "ph": "M", "pid": pid, "tid": 0,
+                       "args": {"name": "RANK %d - %s" % (rank, "GPU" if pid in gpu else "CPU")}})
+    os.makedirs(out, exist_ok=True)
+    with gzip.open(os.path.join(out, "merged_trace.json.gz"), "wt") as f:
+        json.dump({"traceEvents": merged}, f, indent=4)
+
+
 def write_kineto(a, rng, steps, hosts, world):
+    fused = []
     for h, host in enumerate(hosts):
         w = clock(a, h)
         for r in range(a.ranks_per_host):
             rank = h * a.ranks_per_host + r
             meta, per_step = kineto_events(a, rng, steps, w, rank)
+            if a.fuse:
+                fused.append(kineto_trace(a, rank, world, host, meta + [e for ev in per_step for e in ev], True))
+                continue
             if not a.files_per_step:
                 path = os.path.join(a.out, host, 'rank%d.pt.trace.json' % rank)
                 os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -176,6 +212,8 @@ def write_kineto(a, rng, steps, hosts, world):
                 os.makedirs(a.out, exist_ok=True)
                 with open(path, 'w') as f:
                     json.dump(kineto_trace(a, rank, world, host, meta + ev, False), f)
+    if fused:
+        fuse(fused, a.out)
 
 
 def write_smdebug(a, rng, steps, hosts, world):
@@ -308,6 +346,7 @@ def main():
     ap.add_argument('--no-seq', action='store_true')
     ap.add_argument('--no-clock', action='store_true')
     ap.add_argument('--files-per-step', action='store_true')
+    ap.add_argument('--fuse', action='store_true')
     ap.add_argument('--decoys', type=int, default=0)
     ap.add_argument('--broadcasts', action='store_true')
     ap.add_argument('--straggler', type=int)

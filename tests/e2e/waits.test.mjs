@@ -76,6 +76,22 @@ test('ranks busy in send/recv are named, not those waiting for them; one file pe
   await steps.close();
 });
 
+// Ranks merged into one file as TraceLens writes it (args.rank): a column and a row per rank, the
+// straggler named; the file's row in the table says how many ranks it holds.
+test('ranks merged into one file are ranks: a row each, the straggler named', { timeout: 180000 }, async () => {
+  const page = await scanned(generate('fused', '--hosts 2 --ranks-per-host 2 --fuse --straggler 2 --straggler-steps 2-3 --seed 44'));
+  const named = page.locator('#steps-panel .steps-table td.held.named');
+  await named.first().waitFor();
+  assert.deepEqual(await named.evaluateAll((tds) => tds.map((td) => [td.closest('tr').dataset.step, td.textContent])),
+    [['2', 'rank 2'], ['3', 'rank 2']]);
+  assert.deepEqual(await page.locator('#steps-panel .waits-table tbody th').evaluateAll((ths) => ths.map((th) => th.textContent).sort()),
+    ['rank 0', 'rank 1', 'rank 2', 'rank 3']);
+  assert.equal(await page.locator('#files tbody tr').count(), 1);
+  assert.equal(await page.locator('#files tbody td.node').textContent(), '4 ranks');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('two runs side by side: each step in both, the difference, sortable by it', { timeout: 180000 }, async () => {
   generate('runs/monday', '--format smdebug --hosts 2 --ranks-per-host 1 --steps 5 --seed 11');
   generate('runs/thursday', '--format smdebug --hosts 2 --ranks-per-host 1 --steps 5 --seed 12 --straggler 1 --straggler-steps 2-2 --straggler-ms 5 --base-us 1700259200000000');

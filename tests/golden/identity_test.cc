@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "store.h"
 #include "test_util.h"
 
 namespace tracemerge::test {
@@ -109,6 +110,66 @@ TEST_F(Identities, AKinetoFileNamedByPyTorchIsGroupedUnderItsHost) {
   size_t notes = 0;
   for (const Diagnostic& d : n.report.warnings) notes += d.code == Code::kNote && d.message.find("its host is not known") != std::string::npos;
   EXPECT_EQ(notes, 3u);
+}
+
+// A file of merged ranks (args.rank, as TraceLens writes one) is a source per
+// rank; the events of processes that say no rank a source of their own (no
+// rank claimed for them); a flow from one rank to another keeps its one id;
+// an offset of the file moves every rank; held in a store, the same bytes.
+// A process whose events say two ranks leaves the file whole, with a NOTE.
+TEST_F(Identities, RanksMergedIntoOneFileAreASourceEach) {
+  auto ev = [](const char* ph, int pid, double ts, const std::string& more) {
+    return std::string("{\"ph\":\"") + ph + "\",\"name\":\"op\",\"cat\":\"c\",\"pid\":" + std::to_string(pid) +
+           ",\"tid\":1,\"ts\":" + std::to_string(ts) + more + "}";
+  };
+  const std::string fused =
+      "{\"traceEvents\":[" + ev("X", 10, 1700000000000010, ",\"dur\":5,\"args\":{\"rank\":0}") + "," +
+      ev("s", 10, 1700000000000012, ",\"id\":7,\"args\":{\"rank\":0}") + "," +
+      ev("X", 100010, 1700000000000020, ",\"dur\":5,\"args\":{\"rank\":1}") + "," +
+      ev("f", 100010, 1700000000000021, ",\"id\":7,\"bp\":\"e\",\"args\":{\"rank\":1}") + "," +
+      ev("X", 5, 1700000000000030, ",\"dur\":5") + "," +
+      "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":100010,\"args\":{\"name\":\"RANK 1 - CPU\"}}]}";
+  Options moved;
+  moved.offsets_us = {{"fused.json", 100}};
+  const MergeResult r = MergeInputs({{"fused.json", fused}}, moved);
+  ASSERT_FALSE(r.report.fatal);
+  ASSERT_EQ(r.report.sources.size(), 3u);
+  EXPECT_EQ(r.report.sources[0].identity.group, "rank 0");
+  EXPECT_EQ(r.report.sources[1].identity.group, "rank 1");
+  EXPECT_EQ(r.report.sources[2].identity.rank, -1) << "no rank said, none claimed";
+  EXPECT_EQ(r.report.sources[0].events_read + r.report.sources[1].events_read + r.report.sources[2].events_read, 6u);
+  std::string err;
+  std::set<std::string> ids;
+  std::vector<double> times;
+  for (const OutEvent& e : ParseOutput(r.output, &err)) {
+    if (e.ph == "X") times.push_back(e.ts);
+  }
+  EXPECT_EQ(err, "");
+  EXPECT_EQ(times, (std::vector<double>{1700000000000110, 1700000000000120, 1700000000000130})) << "each moved once";
+  size_t flow_ids = 0;
+  for (size_t at = r.output.find("\"id\":"); at != std::string::npos; at = r.output.find("\"id\":", at + 1)) {
+    ids.insert(r.output.substr(at, r.output.find_first_of(",}", at) - at));
+    flow_ids++;
+  }
+  EXPECT_EQ(flow_ids, 2u);
+  EXPECT_EQ(ids.size(), 1u) << "the flow from rank 0 to rank 1 keeps one id";
+  EXPECT_NE(r.output.find("\"rank 1 · RANK 1 - CPU\""), std::string::npos);
+
+  Options stored = moved;  // every template in the store
+  std::string error;
+  stored.store = FileStore::Create(&error);
+  stored.memory_budget = 1;
+  stored.threads = 1;
+  const MergeResult st = MergeInputs({{"fused.json", fused}}, stored);
+  EXPECT_TRUE(SameText(st.output, r.output));
+
+  std::string two = fused;  // rank 1's process says rank 0 once
+  two.replace(two.find("\"rank\":1}"), 9, "\"rank\":0}");
+  const MergeResult w = MergeInputs({{"fused.json", two}}, {});
+  ASSERT_EQ(w.report.sources.size(), 1u);
+  bool noted = false;
+  for (const Diagnostic& d : w.report.warnings) noted |= d.message.find("pid 100010 say different ranks") != std::string::npos;
+  EXPECT_TRUE(noted);
 }
 
 // Two ranks per host (node ids "<rank>-<host>"), with the host's system

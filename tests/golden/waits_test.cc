@@ -219,5 +219,61 @@ TEST_F(Waiting, TwoRunsOfPerStepFilesAreNotOneRank) {
     for (const StepRank& x : st.ranks) EXPECT_LT(x.span_ns, 1'000'000'000) << "step " << st.step << " stretched across runs";
 }
 
+// The ranks' traces merged into one file as TraceLens's TraceFusion writes it
+// (args.rank on every event, pids renumbered per rank): one row per rank, as
+// the per-rank files give — the straggler named for its steps with the time
+// lost, each rank's clock checked against the others (the hosts' planted offsets).
+TEST_F(Waiting, RanksMergedIntoOneFileAreRanks) {
+  for (int seed : {21, 34}) {
+    SCOPED_TRACE(seed);
+    const int straggler = seed % 6;
+    const std::string job = Generate("fused" + std::to_string(seed),
+                                     "--hosts 3 --ranks-per-host 2 --fuse --straggler " + std::to_string(straggler) +
+                                         " --straggler-steps 2-4 --straggler-ms 2 --seed " + std::to_string(seed));
+    const MergeResult r = MergeInputs(ReadTree(job), {});
+    ASSERT_FALSE(r.report.fatal);
+    ASSERT_EQ(r.report.sources.size(), 6u) << "one file, read as a source per rank";
+    uint64_t read = 0;
+    for (size_t k = 0; k < 6; k++) {
+      const SourceReport& s = r.report.sources[k];
+      EXPECT_EQ(s.piece, k);
+      EXPECT_EQ(s.pieces, 6u);
+      EXPECT_EQ(s.identity.group, "rank " + std::to_string(k));
+      read += s.events_read;
+    }
+    const std::string text = Inflate(ReadFile(job + "/merged_trace.json.gz"));
+    size_t in_file = 0;
+    for (size_t at = text.find("\"ph\""); at != std::string::npos; at = text.find("\"ph\"", at + 1)) in_file++;
+    EXPECT_EQ(read, in_file) << "every event of the file counted once";
+    std::string err;
+    size_t x_out = 0;
+    for (const OutEvent& e : ParseOutput(r.output, &err)) x_out += e.ph == "X";
+    EXPECT_EQ(err, "");
+    size_t x_in = 0;
+    for (size_t at = text.find("\"ph\": \"X\""); at != std::string::npos; at = text.find("\"ph\": \"X\"", at + 1)) x_in++;
+    EXPECT_EQ(x_out, x_in) << "every event written once";
+
+    const Waits& w = r.report.waits;
+    ASSERT_EQ(w.ranks.size(), 6u);
+    ASSERT_EQ(w.steps.size(), 6u);
+    const auto truth = LostFor(job, straggler);
+    for (const StepWaits& st : w.steps) {
+      const bool planted = st.step >= 2 && st.step <= 4;
+      ASSERT_EQ(st.held_by.size(), planted ? 1u : 0u) << "step " << st.step << ": " << st.why;
+      if (!planted) continue;
+      EXPECT_EQ(w.ranks[st.held_by[0]].label, "rank " + std::to_string(straggler));
+      EXPECT_NEAR(st.lost_ns / 1000.0, truth.at(st.step), 0.05 * truth.at(st.step)) << "step " << st.step;
+    }
+    // A clock per rank (nothing says their hosts): hosts b and c planted +350 and −5800 µs.
+    ASSERT_EQ(r.report.clock_hosts.size(), 6u);
+    const double planted[] = {0, 0, 350, 350, -5800, -5800};
+    for (size_t k = 1; k < 6; k++) {
+      const HostClock& h = r.report.clock_hosts[k];
+      EXPECT_EQ(h.status, HostClock::Status::kChecked) << h.Label();
+      EXPECT_NEAR(h.offset_ns / 1000.0, planted[k], 1.0) << h.Label();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tracemerge::test

@@ -187,6 +187,30 @@ test('--align clocks and --align steps: wasm and native bytes are identical, API
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+// Ranks merged into one file (TraceLens): a source per rank whichever instance parsed the file
+// (helpers send it to the main one), in or out of the wasm heap — wasm = native bytes.
+test('ranks merged into one file: a source per rank, wasm (helpers, store) = native bytes', () => {
+  const dir = tmpDir('fused');
+  for (const [name, seed] of [['a', '7'], ['b', '8'], ['c', '9']]) {
+    const gen = spawnSync('python3', [path.join(GOLDEN, '../bench/gen_ranks.py'), path.join(dir, 'job', name), '--fuse',
+      '--hosts', '2', '--straggler', '1', '--seed', seed], { encoding: 'utf8' });
+    assert.equal(gen.status, 0, gen.stderr);
+  }
+  const job = path.join(dir, 'job');
+  const native = run(NATIVE_CLI, [job, '-o', '-', '--quiet']);
+  assert.equal(native.status, 0, native.stderr);
+  const report = JSON.parse(native.stdout.toString()).metadata.tracemerge;
+  assert.equal(report.sources.filter((x) => x.pieces === 4).length, 12, 'three files of four ranks');
+  assert.deepEqual(report.sources.filter((x) => x.path.endsWith('a/merged_trace.json.gz')).map((x) => x.label),
+    ['rank 0', 'rank 1', 'rank 2', 'rank 3']);
+  for (const extra of [['--threads', '3'], ['--threads', '3', '--memory-mb', '1']]) {
+    const wasm = run(NODE_CLI, [job, '-o', '-', '--quiet', ...extra]);
+    assert.equal(wasm.status, 0, wasm.stderr.toString());
+    assert.ok(wasm.stdout.equals(native.stdout), `${extra.join(' ')}: outputs differ`);
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 // Issue 41: every entry point ends. Each fatal error class of the Node CLI, with its helper
 // workers running (the default on more than one core; --threads 3 asks for two), ends by itself
 // within seconds with the native CLI's exit status, and leaves no temporary file behind.
