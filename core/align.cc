@@ -80,7 +80,7 @@ bool AnyClockless(const Job& job) {
 // one shift, so that their times stay as they were to each other; a job of
 // relative times only that would start before 0 is moved to start at 0
 // (viewers drop times before 0). One NO_CLOCK per recording.
-void PlaceClockless(Job& job) {
+void PlaceClockless(Job& job, const std::vector<HostClock>& hosts) {
   if (!AnyClockless(job)) return;  // (most jobs have none: no pass over their events)
   auto first_ts = [](const ParsedSource& s) {
     std::optional<int64_t> t;
@@ -114,10 +114,16 @@ void PlaceClockless(Job& job) {
     std::string how;
     if (job_start && rec.start) {
       shift = SubNs(*job_start, *rec.start);
+      // (where its collectives line up with a clock's, --align clocks places it by them)
+      const HostClock* by = nullptr;
+      for (size_t i : rec.sources)
+        if (int32_t h = job.sources[i].report.clock_host; h >= 0 && hosts[h].relative) by = &hosts[h];
       how = "placed at the start of the sources with a clock (moved " + SignedMicros(shift) + ")" +
             (rec.sources.size() > 1 ? ", together: their times relative to each other as recorded" : "") +
-            ", so that it does not stretch the job; give --offset or --align steps to place " +
-            (rec.sources.size() > 1 ? "them" : "it");
+            ", so that it does not stretch the job; " +
+            (by ? "its " + by->from + " line up with " + by->reference + "'s (" + std::to_string(by->anchors) + " of " +
+                      std::to_string(by->matched) + " ends): --align clocks places it by them"
+                : "give --offset or --align steps to place " + std::string(rec.sources.size() > 1 ? "them" : "it"));
     } else if (!job_start && *relative_start < 0) {
       shift = SubNs(0, *relative_start);
       how = "times stay relative; moved " + SignedMicros(shift) + " with the job's other files so that no time is before 0";
@@ -208,7 +214,7 @@ void AlignSources(Job& job, const Options& options, CollectiveMatcher& matcher, 
   }
   report->clock_hosts = check.hosts;
   report->clock_attempted = check.attempted;
-  PlaceClockless(job);
+  PlaceClockless(job, check.hosts);
   if (moves) matcher.Forget();  // (the collectives' ends are read again when asked)
 }
 

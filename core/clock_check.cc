@@ -483,6 +483,9 @@ ClockCheck CheckClocks(const Job& job, CollectiveMatcher& matcher) {
     }
   }
   // Results.
+  std::map<std::string, bool> run_absolute;  // run → its reference's clock is absolute
+  for (uint32_t h = 0; h < hosts; h++)
+    if (check.hosts[h].status == HostClock::Status::kReference) run_absolute[check.hosts[h].run] = absolute(h);
   for (uint32_t h = 0; h < hosts; h++) {
     HostClock& hc = check.hosts[h];
     hc.collectives = has_ends[h];
@@ -502,6 +505,7 @@ ClockCheck CheckClocks(const Job& job, CollectiveMatcher& matcher) {
     hc.rate_uncertainty_ppm = f.u_rate * 1e6;
     hc.first_ns = Ns(f.first);
     hc.last_ns = Ns(f.last);
+    hc.relative = !absolute(h) && run_absolute[hc.run];
     // Off beyond its noise somewhere in its span.
     const double k = ThreeSigmaT(f.independent);
     for (double t : {f.first, f.last}) {
@@ -520,11 +524,14 @@ void WarnClocks(Job& job, const ClockCheck& check, bool aligned, std::vector<Dia
     if (hc.status == HostClock::Status::kUnchecked && check.attempted && !aligned) unchecked[hc.run].push_back(&hc);
     if (hc.status != HostClock::Status::kChecked || !hc.skew) continue;
     // A relative clock against an absolute one is off by decades: NO_CLOCK says so; --align clocks places it.
-    bool mixed = false;
-    for (const HostClock& r : check.hosts)
-      if (r.run == hc.run && r.status == HostClock::Status::kReference)
-        mixed = job.sources[r.sources[0]].report.absolute != first.report.absolute;
-    if (mixed && !aligned) continue;
+    if (hc.relative && !aligned) continue;
+    if (hc.relative) {
+      first.Warn(Code::kNote, 0, hc.Label() + " has no clock of its own: placed where its " + hc.from + " line up with " +
+                                     hc.reference + "'s (" + std::to_string(hc.anchors) + " of " + std::to_string(hc.matched) +
+                                     " matched ends agree), moved by " + SignedMicros(SubNs(0, hc.offset_ns)) + " ± " +
+                                     FormatMicros(hc.uncertainty_ns) + " µs (--align clocks)");
+      continue;
+    }
     const int64_t off = hc.offset_ns;
     std::string what = "the clock of " + hc.Label() +
                        (hc.sources.size() == 1 ? "" : " (" + std::to_string(hc.sources.size()) + " files)") +

@@ -150,6 +150,8 @@ struct HostClock {
   double rate_ppm = 0, rate_uncertainty_ppm = 0;
   int64_t first_ns = 0, last_ns = 0;  // the span of its matched collectives
   bool skew = false;                  // off beyond chance (3σ: Student's t, clock_check.cc) and 5 µs, somewhere in that span
+  bool relative = false;              // its times are relative (no clock) and the reference's absolute: the offset
+                                      // is where its collectives place it, not a clock's error (NO_CLOCK says so)
 
   int64_t OffsetAt(int64_t t) const;  // its clock minus the reference's at t (ns, its clock)
   int64_t Worst() const;              // the largest |offset| over its matched span

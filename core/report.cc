@@ -110,6 +110,7 @@ std::string HostClockJson(const HostClock& h) {
        ",\"uncertainty_us\":" + FormatMicros(h.uncertainty_ns) + ",\"at_us\":" + FormatMicros(h.at_ns) +
        ",\"first_us\":" + FormatMicros(h.first_ns) + ",\"last_us\":" + FormatMicros(h.last_ns) +
        ",\"worst_us\":" + FormatMicros(h.Worst()) + ",\"skew\":" + (h.skew ? "true" : "false");
+  if (h.relative) s += ",\"relative\":true";
   if (h.drift) {
     char rate[64];
     std::snprintf(rate, sizeof rate, ",\"rate_ppm\":%.3f,\"rate_uncertainty_ppm\":%.3f", h.rate_ppm,
@@ -144,7 +145,8 @@ std::string ClockSummary(const std::vector<HostClock>& hosts) {
         s += rate + std::string(" (") + SignedMicros(h.OffsetAt(h.first_ns)) + " .. " + SignedMicros(h.OffsetAt(h.last_ns)) + ")";
       }
       s += ", from " + std::to_string(h.anchors) + " of " + std::to_string(h.matched) + " matched ends of " + h.from +
-           (h.skew ? " — CLOCK_SKEW" : "") + "\n";
+           (h.relative ? " — no clock of its own: where its collectives place it (--align clocks)"
+                       : h.skew ? " — CLOCK_SKEW" : "") + "\n";
     }
   }
   if (quiet) s += "  " + std::to_string(quiet) + " more with no collectives to compare: not checked\n";

@@ -83,16 +83,21 @@ export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
     const check = report?.clock_check;
     const hosts = check?.attempted ? check.hosts : [];
     const byName = (a, b) => NATURAL.compare(a.label, b.label);  // host2 before host10
-    const off = report.align === 'clocks' ? [] : hosts.filter((c) => c.status === 'checked' && c.skew).sort(byName);  // (else moved)
+    const checked = report.align === 'clocks' ? [] : hosts.filter((c) => c.status === 'checked');  // (else moved)
+    const off = checked.filter((c) => c.skew && !c.relative).sort(byName);
+    const placeable = checked.filter((c) => c.relative).sort(byName);  // no clock of its own; its collectives place it
     const unchecked = hosts.filter((c) => c.status === 'unchecked' && c.collectives).sort(byName);  // (without: nothing to check)
     const us = (x) => `${x > 0 ? '+' : x < 0 ? '−' : ''}${Math.abs(x)} µs`;
-    el.skew.hidden = !off.length && !unchecked.length;
-    el.alignClocks.hidden = !off.length;
+    el.skew.hidden = !off.length && !placeable.length && !unchecked.length;
+    el.alignClocks.hidden = !off.length && !placeable.length;
     const lines = [
       ...off.map((c) => h('li', { class: 'skewed', 'data-host': c.host }, h('strong', {}, 'Clocks apart: '),
         `${c.label}'s clock is ${us(c.offset_us)} ± ${c.uncertainty_us} µs against ${c.reference}'s` +
         (c.rate_ppm !== undefined ? `, drifting ${c.rate_ppm > 0 ? '+' : ''}${c.rate_ppm} ± ${c.rate_uncertainty_ppm} ppm` : '') +
         ` (${count(c.anchors)} of ${count(c.matched)} ${c.from} ends agree).`)),
+      ...placeable.map((c) => h('li', { class: 'skewed', 'data-host': c.host }, h('strong', {}, 'No clock: '),
+        `${c.label} has no clock of its own; its ${c.from} line up with ${c.reference}'s ` +
+        `(${count(c.anchors)} of ${count(c.matched)} ends agree): Align clocks places it by them.`)),
       ...unchecked.map((c) => h('li', { class: 'unchecked', 'data-host': c.host }, h('strong', {}, 'Not checked: '),
         `${c.label} — ${c.reason}.`))];
     // Many hosts: the first few, the rest folded (the overview stays in view).

@@ -9,10 +9,15 @@
 //       who waits for whom: the steps panel of a generated 6-rank job whose rank 3 arrives
 //       2 ms late at every all-reduce of steps 3-5 (default web/screenshot-waits.png), or of
 //       the job tests/bench/gen_ranks.py makes with GEN_ARGS
+//   node tests/e2e/screenshot.mjs damaged [out.png] [--scheme light|dark] [--width N]
+//       a generated 2-rank job with a cut and a forged .json.gz beside it, merged: the file
+//       table, the warnings and the result (default web/screenshot-damaged.png); then "Align
+//       clocks" pressed — the result of the old options gone, said so — as <out>-stale.png
 // Needs build/web (node web/build.mjs).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { ROOT, browser, servers, tmpDir, waitDone } from './helpers.mjs';
 
 const args = process.argv.slice(2);
@@ -26,8 +31,10 @@ const schemeOption = option('--scheme', 'light');
 const mode = args[0] ?? 'light';
 const align = mode === 'align';
 const waits = mode === 'waits';
-const scheme = align || waits ? schemeOption : mode;
-const out = args[1] ?? path.join(ROOT, align ? 'web/screenshot-align.png' : waits ? 'web/screenshot-waits.png' : 'web/screenshot.png');
+const damaged = mode === 'damaged';
+const scheme = align || waits || damaged ? schemeOption : mode;
+const out = args[1] ?? path.join(ROOT, align ? 'web/screenshot-align.png' : waits ? 'web/screenshot-waits.png'
+  : damaged ? 'web/screenshot-damaged.png' : 'web/screenshot.png');
 
 const srv = await servers();
 const b = await browser();
@@ -38,14 +45,16 @@ try {
   await page.goto(srv.page.url);
   if (waits) {
     await waitsShot(page, out);
+  } else if (damaged) {
+    await damagedShots(page, out);
   } else {
     await page.getByRole('button', { name: 'Try with sample traces' }).click();
     await waitDone(page);
   }
   await page.evaluate(() => document.activeElement?.blur());
   await page.mouse.move(0, 0);
-  if (waits) {
-    // (taken in waitsShot)
+  if (waits || damaged) {
+    // (taken in waitsShot, damagedShots)
   } else if (align) {
     await alignShots(page, out);
   } else if (width < 600) {
@@ -75,6 +84,41 @@ async function waitsShot(page, file) {
     await page.locator('#steps-panel .waits-table').waitFor();
     await page.evaluate(() => document.activeElement?.blur());
     await page.locator('#steps-panel').screenshot({ path: file });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// A job with a cut and a forged .json.gz beside its good files, merged: every file's row, the
+// warnings naming the file and byte, the result; then the options changed: the result gone.
+async function damagedShots(page, file) {
+  const dir = tmpDir('shot');
+  try {
+    const job = path.join(dir, 'job');
+    const r = spawnSync('python3', [path.join(ROOT, 'tests/bench/gen_ranks.py'), job, '--hosts', '2', '--ranks-per-host', '1',
+      '--steps', '4', '--offsets-us', '0,400', '--seed', '3']);
+    if (r.status !== 0) throw new Error(r.stderr.toString());
+    const gz = zlib.gzipSync(fs.readFileSync(path.join(job, 'host-b/rank1.pt.trace.json')));
+    fs.writeFileSync(path.join(job, 'host-b/rank1-copy-cut.pt.trace.json.gz'), gz.subarray(0, gz.length >> 1));
+    const forged = Buffer.from(gz);
+    forged.writeUInt32LE(0xF0000000, forged.length - 4);
+    fs.writeFileSync(path.join(job, 'host-b/rank1-copy-forged.pt.trace.json.gz'), forged);
+    await page.getByTestId('folder-input').setInputFiles(job);
+    await page.locator('#steps-panel .waits-table').waitFor();
+    await page.getByTestId('merge').click();
+    await waitDone(page);
+    await page.evaluate(() => document.activeElement?.blur());
+    const upTo = async (selector, name) => {
+      await page.evaluate(() => window.scrollTo(0, 0));
+      const box = await page.locator(selector).boundingBox();
+      await page.screenshot({ path: name, fullPage: true, clip: { x: 0, y: 0, width: page.viewportSize().width, height: Math.ceil(box.y + box.height + 16) } });
+    };
+    await upTo('#h-merge >> xpath=..', file);
+    await page.getByTestId('align-clocks').click();
+    await page.locator('[data-testid=status][data-state=idle]').waitFor();
+    await page.evaluate(() => document.activeElement?.blur());
+    const card = page.locator('#h-merge >> xpath=..');
+    await card.screenshot({ path: file.replace(/\.png$/, '-stale.png') });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

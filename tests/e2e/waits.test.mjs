@@ -92,6 +92,27 @@ test('ranks merged into one file are ranks: a row each, the straggler named', { 
   await page.close();
 });
 
+// A rank that lost its clock beside one with a clock: not "Clocks apart" by decades — the banner
+// says it has none and that its collectives place it; Align clocks does.
+test('a clockless rank is placed by its collectives, not called decades apart', { timeout: 180000 }, async () => {
+  const args = '--hosts 2 --ranks-per-host 1 --steps 4 --offsets-us 0,400 --seed 61';
+  const withClock = generate('with', args);
+  const without = generate('without', `${args} --no-clock`);
+  const job = path.join(session.tmp, 'mixed');
+  fs.cpSync(path.join(withClock, 'host-a'), path.join(job, 'host-a'), { recursive: true });
+  fs.cpSync(path.join(without, 'host-b'), path.join(job, 'host-b'), { recursive: true });
+  const page = await scanned(job);
+  const lines = page.locator('#skew-list li');
+  await lines.first().waitFor();
+  assert.deepEqual(await lines.allTextContents(),
+    ["No clock: host-b has no clock of its own; its NCCL kernels line up with host-a's (32 of 32 ends agree): Align clocks places it by them."]);
+  await page.getByTestId('align-clocks').click();
+  await page.locator('#aligned-note:not([hidden])').waitFor();
+  assert.match(await page.locator('#aligned-note').textContent(), /host-b/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('two runs side by side: each step in both, the difference, sortable by it', { timeout: 180000 }, async () => {
   generate('runs/monday', '--format smdebug --hosts 2 --ranks-per-host 1 --steps 5 --seed 11');
   generate('runs/thursday', '--format smdebug --hosts 2 --ranks-per-host 1 --steps 5 --seed 12 --straggler 1 --straggler-steps 2-2 --straggler-ms 5 --base-us 1700259200000000');

@@ -345,6 +345,41 @@ TEST_F(ClockCheck, OneFilePerStepOnOneMachineIsOneClock) {
   }
 }
 
+// A rank's trace that lost its clock (a cut file: baseTimeNanoseconds comes last) beside one
+// with a clock: no CLOCK_SKEW of decades — its NO_CLOCK says its collectives can place it, and
+// --align clocks does: every all-reduce then ends together (as the job's truth has them).
+TEST_F(ClockCheck, AClocklessRankIsPlacedByItsCollectivesNotCalledSkewed) {
+  const std::string args = "--hosts 2 --ranks-per-host 1 --steps 4 --offsets-us 0,400 --seed 61";
+  const std::string with = Generate("with", args), without = Generate("without", args + " --no-clock");
+  std::vector<Input> inputs;  // (one folder "job": one run)
+  for (auto [dir, host] : {std::pair{with, "host-a/"}, {without, "host-b/"}})
+    for (Input in : ReadTree(dir))
+      if (in.name.find(host) != std::string::npos) inputs.push_back({"job" + in.name.substr(in.name.find('/')), in.bytes, true});
+  ASSERT_EQ(inputs.size(), 2u);
+  const MergeResult r = MergeInputs(inputs, {});
+  ASSERT_FALSE(r.report.fatal);
+  const HostClock* b = HostNamed(r.report, "host-b");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->status, HostClock::Status::kChecked) << b->reason;
+  EXPECT_TRUE(b->relative);
+  EXPECT_EQ(Count(r.report, Code::kClockSkew), 0u);
+  bool said = false;
+  for (const Diagnostic& d : r.report.warnings)
+    said |= d.code == Code::kNoClock && d.message.find("line up with host-a's") != std::string::npos &&
+            d.message.find("--align clocks places it by them") != std::string::npos;
+  EXPECT_TRUE(said);
+  EXPECT_NE(r.report.Summary().find("no clock of its own"), std::string::npos);
+
+  Options align;
+  align.align = Align::kClocks;
+  const MergeResult a = MergeInputs(inputs, align);
+  ASSERT_FALSE(a.report.fatal);
+  const auto ends = KernelEnds(a.output);
+  EXPECT_EQ(ends.size(), 32u);
+  EXPECT_LT(WorstSpread(ends), 5.0) << "every all-reduce ends together once placed";
+  EXPECT_GT(WorstSpread(KernelEnds(r.output)), 100.0) << "placed at the job's start only, they do not";
+}
+
 TEST_F(ClockCheck, WithoutCollectivesItSaysSoAndMovesNothing) {
   Options o;
   o.align = Align::kClocks;
