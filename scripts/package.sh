@@ -29,10 +29,23 @@ files["tracemerge/_notebook.py"] = pathlib.Path("web/notebook/tracemerge_noteboo
 files["tracemerge/tracemerge.html"] = pathlib.Path("build/web/tracemerge.html").read_bytes()
 files["tracemerge/libtracemerge.so"] = pathlib.Path("build/native/libtracemerge.so").read_bytes()
 info = f"{name}.dist-info"
-files[f"{info}/METADATA"] = (f"Metadata-Version: 2.1\nName: tracemerge\nVersion: {version}\n"
+# The license (PEP 639: its SPDX expression, the files under licenses/) and the README's
+# Python part as the description.
+for f in ("LICENSE", "NOTICE"):
+    files[f"{info}/licenses/{f}"] = pathlib.Path(f).read_bytes()
+readme = pathlib.Path("README.md").read_text()
+python_part = readme[readme.index("## From smdebug"):]
+python_part = python_part[:python_part.find("\n## ", 3)] if "\n## " in python_part[3:] else python_part
+files[f"{info}/METADATA"] = (f"Metadata-Version: 2.4\nName: tracemerge\nVersion: {version}\n"
                              "Summary: Merge profiler traces (Chrome/Perfetto JSON, SageMaker Debugger, PyTorch/Kineto) "
                              "into one timeline; smdebug's MergedTimeline on a C++ core\n"
-                             "Requires-Python: >=3.8\n").encode()
+                             "License-Expression: Apache-2.0\nLicense-File: LICENSE\nLicense-File: NOTICE\n"
+                             "Classifier: Programming Language :: Python :: 3\n"
+                             "Classifier: Operating System :: POSIX :: Linux\n"
+                             "Classifier: Topic :: System :: Distributed Computing\n"
+                             "Classifier: Topic :: Software Development :: Debuggers\n"
+                             "Requires-Python: >=3.8\n"
+                             "Description-Content-Type: text/markdown\n\n" + python_part).encode()
 files[f"{info}/WHEEL"] = (f"Wheel-Version: 1.0\nGenerator: tracemerge scripts/package.sh\nRoot-Is-Purelib: false\n"
                           f"Tag: py3-none-linux_{arch}\n").encode()
 files[f"{info}/top_level.txt"] = b"tracemerge\n"
@@ -53,7 +66,7 @@ EOF
 # ---- the npm package -----------------------------------------------------------------------
 npm_dir=build/package/npm
 mkdir -p "$npm_dir"
-cp build/wasm/*.mjs build/wasm/tracemerge.d.ts "$npm_dir/"
+cp build/wasm/*.mjs build/wasm/tracemerge.d.ts LICENSE NOTICE "$npm_dir/"
 cat > "$npm_dir/package.json" <<EOF
 {
   "name": "tracemerge",

@@ -30,11 +30,23 @@ for (const f of [...WASM_FILES, CLASSIC_CORE]) {
   if (!fs.existsSync(path.join(WASM, f))) fail(`build/wasm/${f} is missing: run scripts/build.sh (the wasm build) first`);
 }
 
+// The project's license and the notices of what it links (NOTICE, LICENSE at the root): in the
+// page's footer, and beside the hosted page's files.
+const LICENSES = ['NOTICE', 'LICENSE'].map((f) => fs.readFileSync(path.join(ROOT, f), 'utf8')).join('\n\n');
+const LICENSES_MARK = /<!-- tracemerge:licenses[^>]*-->/;
+function withLicenses(html) {
+  if (!LICENSES_MARK.test(html)) fail('web/index.html: cannot find the licenses mark');
+  const text = LICENSES.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return html.replace(LICENSES_MARK, () => text);
+}
+
 // ---- 1. the hosted page --------------------------------------------------------------------
 fs.rmSync(OUT, { recursive: true, force: true });
 fs.mkdirSync(path.join(OUT, 'wasm'), { recursive: true });
 fs.mkdirSync(path.join(OUT, 'notebook'), { recursive: true });
 for (const f of PAGE_FILES) fs.copyFileSync(path.join(WEB, f), path.join(OUT, f));
+fs.writeFileSync(path.join(OUT, 'index.html'), withLicenses(fs.readFileSync(path.join(WEB, 'index.html'), 'utf8')));
+for (const f of ['NOTICE', 'LICENSE']) fs.copyFileSync(path.join(ROOT, f), path.join(OUT, f));
 for (const f of WASM_FILES) fs.copyFileSync(path.join(WASM, f), path.join(OUT, 'wasm', f));
 fs.copyFileSync(path.join(WEB, 'notebook/tracemerge_notebook.py'), path.join(OUT, 'notebook/tracemerge_notebook.py'));
 
@@ -109,7 +121,7 @@ try {
     "object-src 'none'",
   ].join('; ');
 
-  let html = fs.readFileSync(path.join(WEB, 'index.html'), 'utf8');
+  let html = withLicenses(fs.readFileSync(path.join(WEB, 'index.html'), 'utf8'));
   const replaceOnce = (pattern, replacement, what) => {
     if (!pattern.test(html)) fail(`web/index.html: cannot find ${what}`);
     html = html.replace(pattern, () => replacement);

@@ -303,6 +303,45 @@ class Install(unittest.TestCase):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+class License(unittest.TestCase):
+    """Apache-2.0: LICENSE and the notices of what the code links (NOTICE: simdjson, zlib, at the
+    versions scripts/setup.sh pins) in every artifact, the SPDX expression in each package's metadata."""
+
+    def test_every_artifact_carries_the_license_and_the_notices(self):
+        license_text, notice = (ROOT / "LICENSE").read_text(), (ROOT / "NOTICE").read_text()
+        self.assertIn("Apache License", license_text)
+        setup = (ROOT / "scripts" / "setup.sh").read_text()
+        for lib, var in (("simdjson", "SIMDJSON_VERSION"), ("zlib", "ZLIB_VERSION")):
+            pinned = re.search(rf"^{var}=(\S+)", setup, re.M).group(1)
+            self.assertIn(f"{lib} {pinned} ", notice, f"NOTICE names the {lib} the build uses")
+        wheel = zipfile.ZipFile(one("tracemerge-*.whl"))
+        info = f"tracemerge-{VERSION}.dist-info"
+        self.assertEqual(wheel.read(f"{info}/licenses/LICENSE").decode(), license_text)
+        self.assertEqual(wheel.read(f"{info}/licenses/NOTICE").decode(), notice)
+        metadata = wheel.read(f"{info}/METADATA").decode()
+        self.assertIn("\nLicense-Expression: Apache-2.0\n", metadata)
+        self.assertIn("MergedTimeline", metadata, "the README's Python part is the description")
+        import tarfile
+        with tarfile.open(one("tracemerge-*.tgz")) as npm:
+            self.assertEqual(npm.extractfile("package/LICENSE").read().decode(), license_text)
+            self.assertEqual(npm.extractfile("package/NOTICE").read().decode(), notice)
+            self.assertEqual(json.loads(npm.extractfile("package/package.json").read())["license"], "Apache-2.0")
+        site = zipfile.ZipFile(one(f"tracemerge-web-{VERSION}.zip"))
+        for name in ("LICENSE", "NOTICE"):
+            self.assertEqual(site.read(f"tracemerge-web-{VERSION}/{name}").decode(), (ROOT / name).read_text())
+        for page in ("index.html", "tracemerge.html"):  # the page's footer: both texts, escaped
+            html = site.read(f"tracemerge-web-{VERSION}/{page}").decode()
+            self.assertIn("Jean-loup Gailly", html, page)
+            self.assertIn("TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION", html, page)
+        tmp = pathlib.Path(tempfile.mkdtemp(prefix="tracemerge-install-"))
+        try:
+            subprocess.run(["cmake", "--install", str(ROOT / "build" / "native"), "--prefix", str(tmp)], check=True,
+                           capture_output=True)
+            self.assertEqual((tmp / "share" / "doc" / "tracemerge" / "NOTICE").read_text(), notice)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 class OneVersion(unittest.TestCase):
     def test_every_artifact_says_the_cmake_projects_version(self):
         self.assertEqual(subprocess.run([str(CLI), "--version"], capture_output=True).stdout.decode().strip(),
