@@ -23,7 +23,7 @@ std::string ArgsJson(const Args& a, const Status& status) {
          ",\"version_text\":" + Str(std::string("tracemerge ") + kVersion) + "}";
 }
 
-std::string ResultJson(const Report& r, bool gzip) {
+std::string ResultJson(const Report& r, const Options& options) {
   std::string fatal = "null";
   if (r.fatal)
     fatal = "{\"code\":" + Str(CodeName(r.fatal->code)) + ",\"severity\":" + Str(SeverityName(SeverityOf(r.fatal->code))) +
@@ -31,7 +31,7 @@ std::string ResultJson(const Report& r, bool gzip) {
             ",\"file\":" + Str(r.fatal->file) + ",\"offset\":" + std::to_string(r.fatal->offset) +
             ",\"at_byte\":" + Bool(r.fatal->AtByte()) + "}";
   return "{\"fatal\":" + fatal + ",\"summary\":" + Str(r.Summary()) + ",\"outputName\":" +
-         Str(DefaultOutputName(r, gzip)) + ",\"eventsWritten\":" + std::to_string(r.events_written) +
+         Str(DefaultOutputName(r, options)) + ",\"eventsWritten\":" + std::to_string(r.events_written) +
          ",\"clockCheckSeconds\":" + std::to_string(r.clock_check_seconds) +
          ",\"bytesWritten\":" + std::to_string(r.bytes_written) + ",\"report\":" + r.ToJson() + "}";
 }

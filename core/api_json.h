@@ -16,7 +16,7 @@
 namespace tracemerge {
 
 std::string ArgsJson(const Args& args, const Status& status);
-std::string ResultJson(const Report& report, bool gzip);
+std::string ResultJson(const Report& report, const Options& options);
 std::string ClassifyJson(std::string_view path, std::string_view raw_head);
 
 // The page's window preview, by the merge's own rules: the window flags as

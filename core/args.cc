@@ -30,6 +30,10 @@ const char kUsage[] =
     "                       show (always estimated: CLOCK_SKEW), or so that a step\n"
     "                       they share starts together (--start's with --unit step)\n"
     "  --gzip               gzip the output (implied by a .gz output name)\n"
+    "  --array              write a bare JSON array of events, as smdebug did (the\n"
+    "                       report is then only in --report and the summary)\n"
+    "  --name-tag TAG       the default name is <end_us>_TAG_merged_timeline.json\n"
+    "                       (smdebug put its node id there)\n"
     "  --report FILE.json   also write the report as JSON\n"
     "  --max-file-mb N      per-file inflated size limit (default 4096)\n"
     "  --max-string-mb N    longest JSON string in an event (default 64)\n"
@@ -109,6 +113,11 @@ Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
       o.offsets_us.push_back({v.substr(0, eq), n});
     } else if (k == "--gzip") {
       o.gzip = true;
+    } else if (k == "--array") {
+      o.event_array = true;
+    } else if (k == "--name-tag") {
+      if (!value() || v.empty() || v.find_first_of("/\\") != std::string::npos) return Usage("--name-tag needs a name (no '/')");
+      o.name_tag = v;
     } else if (k == "--report") {
       if (!value()) return Usage("--report needs a file name");
       a->report_path = v;
@@ -157,9 +166,10 @@ Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
   return {};
 }
 
-std::string DefaultOutputName(const Report& r, bool gzip) {
+std::string DefaultOutputName(const Report& r, const Options& o) {
   int64_t end_ns = r.window_bounded && r.window_end_ns != INT64_MAX ? r.window_end_ns : r.last_end_ns;
-  return std::to_string(end_ns / 1000) + "_merged_timeline.json" + (gzip ? ".gz" : "");
+  return std::to_string(end_ns / 1000) + (o.name_tag.empty() ? "" : "_" + o.name_tag) + "_merged_timeline.json" +
+         (o.gzip ? ".gz" : "");
 }
 
 }  // namespace tracemerge

@@ -29,7 +29,7 @@ Status ParseArgs(const std::vector<std::string>& args, Args* out);
 // The US of --offset PATH=US: whole µs, signed ("-1500"); false if the text is not one.
 bool ParseOffsetUs(const std::string& text, int64_t* us);
 
-// "<end_us>_merged_timeline.json[.gz]" — the reference's default name.
-std::string DefaultOutputName(const Report& report, bool gzip);
+// "<end_us>[_<name_tag>]_merged_timeline.json[.gz]" — the reference's default name.
+std::string DefaultOutputName(const Report& report, const Options& options);
 
 }  // namespace tracemerge

@@ -64,6 +64,8 @@ struct Options {
   std::vector<std::pair<std::string, int64_t>> offsets_us;
   Align align = Align::kNone;
   bool gzip = false;
+  bool event_array = false;  // a bare JSON array of events, smdebug's shape (no metadata: the report apart)
+  std::string name_tag;      // the default output name's middle: "<end_us>_<tag>_merged_timeline.json" (smdebug's node id)
   uint64_t max_inflated_bytes = uint64_t{4} << 30;  // per file
   int max_depth = 256;                              // JSON nesting per event
   uint64_t max_string_bytes = uint64_t{64} << 20;  // one JSON string (name, arg, …)

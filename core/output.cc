@@ -330,7 +330,7 @@ void WriteOutput(Job& job, const TrackPlan& tracks, const OutputOrder& plan, con
     out.append(first ? "\n" : ",\n");
     first = false;
   };
-  out.append("{\"traceEvents\":[");
+  out.append(options.event_array ? "[" : "{\"traceEvents\":[");
   for (auto& [pid, name] : tracks.process_names) {
     begin_event();
     out.append("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
@@ -401,11 +401,15 @@ void WriteOutput(Job& job, const TrackPlan& tracks, const OutputOrder& plan, con
   if (!ok) return w.Flush();
   if (options.progress) options.progress(Progress{"write", total, total});
   for (const ParsedSource& s : job.sources) report->sources.push_back(s.report);
-  out.append("\n],\n\"displayTimeUnit\":\"ms\",\n\"metadata\":{\"tracemerge\":");
-  out.append(report->ToJson());
-  // Nothing after the last brace, not even a newline: Perfetto's UI reads in
-  // 32 MiB chunks, and a chunk after its end that holds only "\n" fails the trace.
-  out.append("}}");
+  if (options.event_array) {
+    out.append("\n]");
+  } else {
+    out.append("\n],\n\"displayTimeUnit\":\"ms\",\n\"metadata\":{\"tracemerge\":");
+    out.append(report->ToJson());
+    // Nothing after the last brace, not even a newline: Perfetto's UI reads in
+    // 32 MiB chunks, and a chunk after its end that holds only "\n" fails the trace.
+    out.append("}}");
+  }
   w.Finish();
 }
 

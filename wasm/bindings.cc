@@ -126,7 +126,7 @@ class JsMerger {
       on_chunk(val(emscripten::typed_memory_view(c.size(), reinterpret_cast<const uint8_t*>(c.data()))));
     });
     report_json_ = report.ToJson();
-    return tmg::ResultJson(report, args_.options.gzip);
+    return tmg::ResultJson(report, args_.options);
   }
   // The last merge's report as the core writes it (the CLIs' --report file).
   std::string reportJson() const { return report_json_; }

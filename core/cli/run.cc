@@ -207,7 +207,7 @@ RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
     const CliEnd end = FinishCli(args, report.fatal.has_value(), report.Summary(), write_failed, plan, final_name);
     io.out(end.out);
     io.err(end.err);
-    result.result_json = ResultJson(report, opt.gzip);
+    result.result_json = ResultJson(report, opt);
     result.output = final_name;
     return done(end.exit);
   };
@@ -258,7 +258,7 @@ RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
     if (renamed) std::remove(plan.tmp.c_str());
     return finish(report, write_failed, "");
   }
-  const std::string final_name = FinalOutputName(args, plan, DefaultOutputName(report, opt.gzip));
+  const std::string final_name = FinalOutputName(args, plan, DefaultOutputName(report, opt));
   // A file of that name goes first: renamed over, ext4 would write out the
   // new one's blocks before rename() returns (auto_da_alloc), ~0.06 s per 200 MB.
   if (renamed && fs::is_regular_file(final_name, ec)) std::remove(final_name.c_str());

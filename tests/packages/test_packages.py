@@ -71,28 +71,37 @@ class Wheel(unittest.TestCase):
         now_us = int(time.time() * 1e6)
         # smdebug's documentation, with "from smdebug.profiler.analysis.utils.merge_timelines" → "from tracemerge".
         written = json.loads(self.py(f"""
-import json
-from tracemerge import MergedTimeline
+import json, os, socket
+from tracemerge import MergedTimeline, smdebug_node_id
 combined_timeline = MergedTimeline({str(self.job)!r}, output_directory={str(out)!r})
 a = combined_timeline.merge_timeline(0, {now_us})
 b = combined_timeline.merge_timeline(3, 9, unit="step")
 c = MergedTimeline({str(self.job)!r}, file_suffix_filter=["pythontimeline.json"], output_directory={str(out)!r}).merge_timeline(0, {now_us})
-print(json.dumps([a, b, c]))
+d = MergedTimeline({str(self.job)!r}, file_suffix_filter=["pythontimeline.json"], output_directory={str(self.tmp / "object")!r}).merge_timeline(0, {now_us}, array=False)
+print(json.dumps([a, b, c, d, smdebug_node_id(), f"{{os.getpid()}}-{{socket.gethostname()}}".replace("_", "-")]))
 """))
-        a, b, c = map(pathlib.Path, written)
-        self.assertEqual(a, out / f"{now_us}_merged_timeline.json", "smdebug's place and name: <end>_merged_timeline.json")
+        a, b, c, d = map(pathlib.Path, written[:4])
+        node, expected_node = written[4:]
+        self.assertEqual(node, expected_node, "smdebug's node id off SageMaker: <pid>-<hostname>")
+        self.assertEqual(a, out / f"{now_us}_{node}_merged_timeline.json", "smdebug's place and name")
         self.assertEqual(c, a, "the same window: the same name (the suffix filter's output replaces it)")
         self.assertEqual(b.parent, out)
+        # smdebug's shape, a JSON array of events: the object form's traceEvents (c's: it replaced a).
+        array, obj = json.loads(a.read_text()), json.loads(d.read_text())
+        self.assertIsInstance(array, list)
+        self.assertEqual(array, obj["traceEvents"])
+        self.assertTrue([e for e in array if e["ph"] == "X"], "scripts' [e for e in json.load(f) if e['ph'] == 'X'] work")
         # The same events as the CLI keeps: byte for byte, with the same flags.
-        d = self.tmp / "cli"
-        d.mkdir()
-        cli(self.job, "--start", 3, "--end", 9, "--unit", "step", "--output-dir", d)
-        (expected,) = d.iterdir()
+        e = self.tmp / "cli"
+        e.mkdir()
+        cli(self.job, "--start", 3, "--end", 9, "--unit", "step", "--output-dir", e, "--array", "--name-tag", node)
+        (expected,) = e.iterdir()
         self.assertEqual(expected.name, b.name)
         self.assertEqual(expected.read_bytes(), b.read_bytes())
-        cli(self.job, "--start", 0, "--end", now_us, "--only", "pythontimeline.json", "--only", "system", "-o", d / "c.json")
-        self.assertEqual((d / "c.json").read_bytes(), c.read_bytes())
-        events = json.loads(c.read_text())["traceEvents"]
+        cli(self.job, "--start", 0, "--end", now_us, "--only", "pythontimeline.json", "--only", "system", "--array",
+            "-o", e / "c.json")
+        self.assertEqual((e / "c.json").read_bytes(), c.read_bytes())
+        events = json.loads(c.read_text())
         self.assertTrue(events)
         self.assertTrue(all("pythontimeline" in e["args"]["name"] for e in events if e.get("name") == "process_name"))
 
@@ -104,18 +113,36 @@ print(json.dumps([a, b, c]))
         work.mkdir()
         written = json.loads(self.py(f"""
 import json
-from tracemerge import MergedTimeline
+from tracemerge import MergedTimeline, smdebug_node_id
 a = MergedTimeline({str(self.job)!r}, output_directory="merged/").merge_timeline(0, {now_us})
 b = MergedTimeline({str(self.job)!r}, file_suffix_filter="pythontimeline.json", output_directory="one").merge_timeline(0, {now_us})
-print(json.dumps([a, b]))
+print(json.dumps([a, b, smdebug_node_id()]))
 """, cwd=work))
-        a, b = written
+        a, b, node = written
         self.assertNotIn("//", a)
-        self.assertEqual(pathlib.Path(work, a), work / "merged" / f"{now_us}_merged_timeline.json")
+        self.assertEqual(pathlib.Path(work, a), work / "merged" / f"{now_us}_{node}_merged_timeline.json")
         self.assertTrue((work / a).is_file())
-        names = [e["args"]["name"] for e in json.loads((work / b).read_text())["traceEvents"] if e.get("name") == "process_name"]
+        names = [e["args"]["name"] for e in json.loads((work / b).read_text()) if e.get("name") == "process_name"]
         self.assertTrue(names)
         self.assertTrue(all("pythontimeline" in n for n in names), names)
+
+    def test_the_readmes_python_blocks_run_as_written(self):
+        # Every ```python block of the README's Python part, in a folder holding the smdebug job as
+        # "profiler-output/" and "job/", with now_us set as a notebook would.
+        readme = (ROOT / "README.md").read_text()
+        part = readme[readme.index("## From smdebug"):]
+        part = part[:part.index("\n## ", 3)]
+        blocks = re.findall(r"```python\n(.*?)```", part, re.S)
+        self.assertGreaterEqual(len(blocks), 2)
+        work = self.tmp / "readme"
+        for name in ("profiler-output", "job"):
+            shutil.copytree(MERGE_TRACES, work / name)
+        for block in blocks:
+            self.py("import time\nnow_us = int(time.time() * 1e6)\n" + block, cwd=work)
+        written = sorted(p.name for p in (work / "merged").iterdir())
+        self.assertEqual(len(written), 2, written)
+        self.assertTrue(all(re.fullmatch(r"\d+_\d+-[\w.-]+_merged_timeline\.json", n) for n in written), written)
+        self.assertIsInstance(json.loads((work / "merged.json").read_text()), dict, "merge() writes the object form")
 
     def test_sagemaker_multi_node_tf_traces_keep_their_clocks_in_a_step_window(self):
         # SageMaker's layout: a step folder holds every node's sidecar (named by node id) and
@@ -131,7 +158,7 @@ print(json.dumps([a, b]))
 import json
 from tracemerge import MergedTimeline
 m = MergedTimeline({str(job)!r}, output_directory={str(out)!r})
-print(json.dumps([m.merge_timeline(5, 12, unit="step"), m.merge_timeline({t0 + 100000}, {t0 + 200000})]))
+print(json.dumps([m.merge_timeline(5, 12, unit="step", array=False), m.merge_timeline({t0 + 100000}, {t0 + 200000}, array=False)]))
 """))
         for path in written:
             merged = json.loads(pathlib.Path(path).read_text())

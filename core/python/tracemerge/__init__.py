@@ -13,15 +13,17 @@ The merge is the CLI's — the same core, flags and bytes (`tracemerge.merge(pat
 **options)` runs `tracemerge PATH… --option …`) — through the core's C ABI; the GIL is
 released while it runs. Errors are TraceMergeError(code, message, file, offset).
 """
+import json
 import os
 import pathlib
+import socket
 import sys
 import tempfile
 from collections.abc import Mapping
 
 from . import _native
 
-__all__ = ["merge", "scan", "show", "MergedTimeline", "MergeUnit", "Report", "TraceMergeError", "__version__"]
+__all__ = ["merge", "scan", "show", "MergedTimeline", "MergeUnit", "smdebug_node_id", "Report", "TraceMergeError", "__version__"]
 
 __version__ = _native.version()
 
@@ -70,8 +72,8 @@ def _flag(name):
 
 def _args(paths, output, options):
     """The CLI's flags for these options: start=, end= (Unix µs, a UTC date-time text or steps),
-    unit=, only=, group=, offsets={path: µs}, align=, gzip=, report=, max_file_mb=,
-    max_string_mb=, memory_mb=, threads=, output_dir=."""
+    unit=, only=, group=, offsets={path: µs}, align=, gzip=, array=, report=, max_file_mb=,
+    max_string_mb=, memory_mb=, threads=, output_dir=, name_tag=."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     argv = [os.fspath(p) for p in paths]
@@ -88,10 +90,10 @@ def _args(paths, output, options):
         elif key == "offsets":
             for path, us in dict(value).items():
                 argv += ["--offset", f"{path}={int(us)}"]
-        elif key in ("gzip", "scan"):
+        elif key in ("gzip", "scan", "array"):
             argv.append(_flag(key))
         elif key in ("start", "end", "unit", "group", "align", "report", "max_file_mb", "max_string_mb", "memory_mb",
-                     "threads", "output_dir"):
+                     "threads", "output_dir", "name_tag"):
             if isinstance(value, float) and value.is_integer():
                 value = int(value)
             argv += [_flag(key), os.fspath(value) if isinstance(value, os.PathLike) else str(value)]
@@ -145,8 +147,9 @@ def merge(paths, output=None, *, progress=None, **options):
     reference's name, <end_us>_merged_timeline.json, in the first folder given, or in
     output_dir=); returns the Report. Options are the CLI's, by name: start, end, unit
     ('time' | 'step'), only, group ('source' | 'phase'), offsets ({path: µs}), align
-    ('clocks' | 'steps'), gzip, report (also write the report as JSON), max_file_mb,
-    max_string_mb, memory_mb, threads (default: the machine's cores), output_dir.
+    ('clocks' | 'steps'), gzip, array (a bare JSON array of events, smdebug's shape), report
+    (also write the report as JSON), max_file_mb, max_string_mb, memory_mb, threads (default:
+    the machine's cores), output_dir, name_tag (<end_us>_<tag>_merged_timeline.json).
     progress(stage, done, total): 'read', 'parse' (bytes), 'plan' (stages), 'write' (events);
     return False to cancel. Without it, a tqdm bar when tqdm is installed."""
     return _run(paths, output, options, progress)
@@ -164,10 +167,35 @@ class MergeUnit:
     STEP = "step"
 
 
+def smdebug_node_id():
+    """smdebug's node id for the merging process (its get_node_id): "<rank>-<host>" — the rank
+    of an initialised torch.distributed or Horovod, else the pid; the host SageMaker's resource
+    config names (current_host), else "<rank>_<hostname>" — with "_" made "-"."""
+    rank = None
+    for name in ("torch.distributed", "horovod.torch", "horovod.tensorflow"):
+        mod = sys.modules.get(name)
+        try:
+            if mod is not None and name == "torch.distributed" and mod.is_available() and mod.is_initialized():
+                rank = mod.get_rank()
+            elif mod is not None and name != "torch.distributed" and mod.is_initialized():
+                rank = mod.rank()
+        except Exception:  # (a half-initialised framework says nothing)
+            pass
+        if rank is not None:
+            break
+    rank = os.getpid() if rank is None else rank
+    host = None
+    try:
+        host = json.loads(pathlib.Path("/opt/ml/input/config/resourceconfig.json").read_text()).get("current_host")
+    except (OSError, ValueError, AttributeError):
+        pass
+    return (f"{rank}-{host}" if host else f"{rank}_{socket.gethostname()}").replace("_", "-")
+
+
 class MergedTimeline:
-    """smdebug's MergedTimeline, on the tracemerge core: the same signature and output
-    place, none of its losses (B/E pairs, instants, counters and flows are kept; an empty
-    window is valid JSON with a warning, not a 0-byte file).
+    """smdebug's MergedTimeline, on the tracemerge core: the same signature, output place,
+    name and shape, none of its losses (B/E pairs, instants, counters and flows are kept; an
+    empty window is valid JSON with a warning, not a 0-byte file).
 
         MergedTimeline(path, file_suffix_filter=None, output_directory=None).merge_timeline(start, end, unit="time")
 
@@ -175,7 +203,10 @@ class MergedTimeline:
     file_suffix_filter: smdebug's suffixes ("pythontimeline.json", "model_timeline.json",
     "trace.json.gz", "horovod_timeline.json"); None merges every kind. System metrics are
     merged either way, as smdebug appends them.
-    output_directory: where <end_us>_merged_timeline.json goes (default: path).
+    output_directory: where <end_us>_<node_id>_merged_timeline.json goes (default: path; made
+    when missing), node_id smdebug's (smdebug_node_id()). The file is smdebug's shape, a JSON
+    array of events; merge_timeline(..., array=False) writes tracemerge's object form, with
+    the report in its metadata.
     """
 
     def __init__(self, path, file_suffix_filter=None, output_directory=None):
@@ -201,6 +232,7 @@ class MergedTimeline:
                 suffixes = [os.fsdecode(suffixes)]
             only = list(suffixes) + ["system"]
         os.makedirs(self.out_dir, exist_ok=True)
+        options = {"array": True, "name_tag": smdebug_node_id(), **options}
         self.last_report = merge(self.path, start=start, end=end, unit=unit, only=only, output_dir=self.out_dir,
                                  **options)
         return self.last_report.output
