@@ -192,6 +192,13 @@ Report Merger::Merge(const Sink& sink) {
   IdentifySources(job);
   for (ParsedSource& s : job.sources) s.report.identity = s.identity;  // in the scan's report too: the page groups by it
   ApplyClocks(job, m.opt.offsets_us);
+  for (auto& [pattern, us] : m.opt.offsets_us) {  // (a typo is not an offset quietly dropped)
+    bool any = false;
+    for (const ParsedSource& s : job.sources) any |= PathMatches(s.path, pattern);
+    if (!any && !report.fatal)
+      report.fatal = Diagnostic{Code::kUsage, pattern, 0, "--offset " + pattern + "=" + std::to_string(us) +
+                                                               ": it names no input file (give a file's name, its path or a folder)"};
+  }
   lap("identity+clocks");
   plan(1);
   std::vector<Diagnostic> job_notes;
@@ -214,8 +221,8 @@ Report Merger::Merge(const Sink& sink) {
   report.steps_from = shape.steps_from;
   lap("describe");
   Window window;
-  bool ok = !m.ticker.cancelled();
-  if (!ok) report.fatal = Diagnostic{Code::kCancelled, "", 0, "merge cancelled"};
+  if (m.ticker.cancelled()) report.fatal = Diagnostic{Code::kCancelled, "", 0, "merge cancelled"};
+  bool ok = !report.fatal;
   if (ok) {
     if (auto fatal = ResolveWindow(m.opt, shape, &window)) {
       report.fatal = std::move(fatal);

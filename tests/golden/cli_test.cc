@@ -181,6 +181,19 @@ TEST_F(Cli, ARelativeJobThatWouldStartBefore0IsMovedTo0) {
   EXPECT_NE(r.out.find("\"placed_us\":20"), std::string::npos);
 }
 
+// An --offset that names no input (a typo) is not quietly dropped: nothing is written, the
+// error names it. One that names a file by its name, path or folder moves it.
+TEST_F(Cli, AnOffsetThatNamesNoFileIsAnError) {
+  const std::string a = Write("a.json", R"([{"ph":"X","name":"x","pid":1,"tid":1,"ts":10,"dur":5}])");
+  CliRun r = Exec(a + " --offset b.json=5 -o " + (dir_ / "out.json").string());
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("USAGE: --offset b.json=5: it names no input file"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "out.json"));
+  r = Exec(a + " --offset a.json=5 -o - --quiet");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(R"("ts":15,"dur":5)"), std::string::npos);
+}
+
 }  // namespace tracemerge::test
 
 // Two merges in one process (two Python threads, the C ABI's tm_run) into one folder never

@@ -126,6 +126,36 @@ print(json.dumps([a, b, smdebug_node_id()]))
         self.assertTrue(names)
         self.assertTrue(all("pythontimeline" in n for n in names), names)
 
+    def test_errors_a_python_user_can_catch(self):
+        # A missing input is a FileNotFoundError, an unwritable output a PermissionError (both
+        # TraceMergeError with the path); an --offset that names no file an error naming it; notes
+        # apart from warnings.
+        got = json.loads(self.py(f"""
+import json, tracemerge
+out = {{}}
+def catch(name, **kw):
+    try:
+        tracemerge.merge(kw.pop("paths", {str(self.job)!r}), **kw)
+        out[name] = None
+    except tracemerge.TraceMergeError as e:
+        out[name] = [type(e).__name__, isinstance(e, FileNotFoundError), isinstance(e, PermissionError), e.code, e.file,
+                     getattr(e, "errno", None), e.message]
+catch("missing", paths="no/such/folder", output="x.json")
+catch("unwritable", output="/sys/merged.json")
+catch("offset", output="o.json", offsets={{"rank-9.json": 100}})
+r = tracemerge.merge({str(self.job)!r}, output="n.json", unit="step", start=2, end=4)
+out["counts"] = [len(r.warnings), len(r.notes), len(r["warnings"])]
+out["severities"] = sorted({{w["severity"] for w in r.notes}}) + sorted({{w["severity"] for w in r.warnings}})
+print(json.dumps(out))
+"""))
+        self.assertEqual(got["missing"][:6], ["TraceMergeFileNotFoundError", True, False, "IO", "no/such/folder", 2])
+        self.assertEqual(got["unwritable"][:6], ["TraceMergePermissionError", False, True, "IO", "/sys", 13])
+        self.assertEqual(got["offset"][:5], ["TraceMergeError", False, False, "USAGE", "rank-9.json"])
+        self.assertIn("names no input file", got["offset"][6])
+        warnings, notes, all_ = got["counts"]
+        self.assertEqual(warnings + notes, all_)
+        self.assertTrue(set(got["severities"]) <= {"note", "warning", "error"})
+
     def test_the_readmes_python_blocks_run_as_written(self):
         # Every ```python block of the README's Python part, in a folder holding the smdebug job as
         # "profiler-output/" and "job/", with now_us set as a notebook would.

@@ -13,6 +13,7 @@ The merge is the CLI's — the same core, flags and bytes (`tracemerge.merge(pat
 **options)` runs `tracemerge PATH… --option …`) — through the core's C ABI; the GIL is
 released while it runs. Errors are TraceMergeError(code, message, file, offset).
 """
+import errno
 import json
 import os
 import pathlib
@@ -23,18 +24,45 @@ from collections.abc import Mapping
 
 from . import _native
 
-__all__ = ["merge", "scan", "show", "MergedTimeline", "MergeUnit", "smdebug_node_id", "Report", "TraceMergeError", "__version__"]
+__all__ = ["merge", "scan", "show", "MergedTimeline", "MergeUnit", "smdebug_node_id", "Report", "TraceMergeError",
+           "TraceMergeFileNotFoundError", "TraceMergePermissionError", "__version__"]
 
 __version__ = _native.version()
 
 
 class TraceMergeError(Exception):
     """A merge that failed as a whole: code (USAGE, NOT_A_TRACE, UNKNOWN_STEP, IO, CANCELLED, …),
-    message, and where (file, byte offset) when it is about one place."""
+    message, and where (file, byte offset) when it is about one place. A path that does not
+    exist is also a FileNotFoundError, one that may not be written a PermissionError."""
 
     def __init__(self, code, message, file="", offset=0, report=None):
         super().__init__(f"{code}: {message}" + (f" ({file}" + (f" at byte {offset}" if offset else "") + ")" if file else ""))
         self.code, self.message, self.file, self.offset, self.report = code, message, file, offset, report
+
+
+class TraceMergeFileNotFoundError(TraceMergeError, FileNotFoundError):
+    """An input or output folder that does not exist (TraceMergeError and FileNotFoundError)."""
+
+
+class TraceMergePermissionError(TraceMergeError, PermissionError):
+    """A path that may not be read or written (TraceMergeError and PermissionError)."""
+
+
+def _error(code, message, file="", offset=0, report=None):
+    """The TraceMergeError for what the core said; an OSError too when the system said why
+    ("<path>: no such file or folder", "cannot write in <dir>: Permission denied")."""
+    cls, number = TraceMergeError, None
+    if message.endswith("no such file or folder") or message.endswith("No such file or directory"):
+        cls, number = TraceMergeFileNotFoundError, errno.ENOENT
+    elif message.endswith("Permission denied"):
+        cls, number = TraceMergePermissionError, errno.EACCES
+    if cls is not TraceMergeError and not file:  # the path it is about: "<path>: …", "cannot write in <dir>: …"
+        head = message[len("cannot write in "):] if message.startswith("cannot write in ") else message
+        file = head.rsplit(": ", 1)[0]
+    e = cls(code, message, file, offset, report)
+    if number is not None:
+        e.errno, e.strerror, e.filename = number, os.strerror(number), file
+    return e
 
 
 class Report(Mapping):
@@ -58,7 +86,13 @@ class Report(Mapping):
 
     @property
     def warnings(self):
-        return self._report.get("warnings", [])
+        """What went wrong or is unsure (severity error or warning), each with code, file, offset, message."""
+        return [w for w in self._report.get("warnings", []) if w.get("severity") != "note"]
+
+    @property
+    def notes(self):
+        """What the merge did that is worth knowing (severity note: a clock placed, a file split by rank, …)."""
+        return [w for w in self._report.get("warnings", []) if w.get("severity") == "note"]
 
     def __repr__(self):
         w = self.warnings
@@ -132,13 +166,15 @@ def _run(paths, output, options, progress):
     result = answer.get("result")
     if answer["exit"] == 2 or result is None:  # usage, or nothing found to merge
         text = (answer.get("err") or "").strip().splitlines()
-        raise TraceMergeError("USAGE" if answer["exit"] == 2 else "IO", text[0].removeprefix("tracemerge: ") if text else
-                              "the merge did not run")
+        first = text[0] if text else "the merge did not run"
+        raise _error("USAGE" if answer["exit"] == 2 else "IO", first[len("tracemerge: "):] if first.startswith("tracemerge: ") else first)
     if result.get("fatal"):
         f = result["fatal"]
-        raise TraceMergeError(f["code"], f["message"], f.get("file", ""), f.get("offset", 0), Report(result, None))
+        raise _error(f["code"], f["message"], f.get("file", ""), f.get("offset", 0), Report(result, None))
     if answer["exit"] != 0:
-        raise TraceMergeError("IO", (answer.get("err") or "").strip(), report=Report(result, None))
+        message = (answer.get("err") or "").strip()
+        raise _error("IO", message[len("tracemerge: "):] if message.startswith("tracemerge: ") else message,
+                     report=Report(result, None))
     return Report(result, answer.get("output"))
 
 
