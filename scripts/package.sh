@@ -25,6 +25,7 @@ import base64, hashlib, pathlib, sys, zipfile
 version, arch = sys.argv[1], sys.argv[2]
 name = f"tracemerge-{version}"
 files = {f"tracemerge/{p.name}": p.read_bytes() for p in sorted(pathlib.Path("core/python/tracemerge").glob("*.py"))}
+files["tracemerge/py.typed"] = b""  # (PEP 561: the package's annotations are its types)
 files["tracemerge/_notebook.py"] = pathlib.Path("web/notebook/tracemerge_notebook.py").read_bytes()
 files["tracemerge/tracemerge.html"] = pathlib.Path("build/web/tracemerge.html").read_bytes()
 files["tracemerge/libtracemerge.so"] = pathlib.Path("build/native/libtracemerge.so").read_bytes()

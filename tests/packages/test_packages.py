@@ -310,6 +310,50 @@ print(json.dumps({{"small": [n for n, _, _ in small.files], "small_options": sma
         self.assertEqual(r.stdout.decode().strip(), f"tracemerge {VERSION}")
 
 
+class OldestPython(unittest.TestCase):
+    """The wheel in a venv of the oldest Python it declares (Requires-Python >=3.8), when the machine
+    has one (pyenv's 3.8): smdebug's calls, MergeUnit, the errors, the types — as on the newest."""
+
+    def test_the_wheel_works_on_python_3_8(self):
+        found = sorted(pathlib.Path.home().glob(".pyenv/versions/3.8.*/bin/python3")) + \
+            [pathlib.Path(p) for p in ("/usr/bin/python3.8", "/usr/local/bin/python3.8") if os.path.exists(p)]
+        if not found:
+            self.skipTest("no Python 3.8 on this machine (pyenv's or Debian's)")
+        python = str(found[0])
+        tmp = pathlib.Path(tempfile.mkdtemp(prefix="tracemerge-py38-"))
+        try:
+            subprocess.run([python, "-m", "venv", str(tmp / "venv")], check=True)
+            py = tmp / "venv" / "bin" / "python"
+            r = subprocess.run([str(py), "-m", "pip", "install", "--no-index", "--quiet", str(one("tracemerge-*.whl"))],
+                               capture_output=True)
+            self.assertEqual(r.returncode, 0, r.stderr.decode())
+            shutil.copytree(MERGE_TRACES, tmp / "job")
+            code = f"""
+import json, sys, tracemerge
+from tracemerge import MergedTimeline, MergeUnit
+assert sys.version_info[:2] == (3, 8), sys.version
+assert MergeUnit.STEP == "step"
+path = MergedTimeline("job", output_directory="merged/").merge_timeline(2, 4, unit=MergeUnit.STEP)
+assert isinstance(json.load(open(path)), list)
+try:
+    tracemerge.merge("no/such", output="x.json")
+    raise SystemExit("no error")
+except FileNotFoundError as e:
+    assert e.code == "IO" and "no such file" in str(e), str(e)
+try:
+    tracemerge.merge("job", unit="week")
+    raise SystemExit("no error")
+except tracemerge.TraceMergeError as e:
+    assert e.code == "USAGE", e.code
+print("ok")
+"""
+            r = subprocess.run([str(py), "-c", code], cwd=tmp, capture_output=True, env={"PATH": os.environ["PATH"]})
+            self.assertEqual(r.stdout.decode().strip(), "ok", r.stderr.decode())
+            self.assertIn("tracemerge/py.typed", zipfile.ZipFile(one("tracemerge-*.whl")).namelist())
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 class Npm(unittest.TestCase):
     """npm install dist/tracemerge-*.tgz into an empty project; the README's example runs there."""
 

@@ -13,6 +13,9 @@ The merge is the CLI's — the same core, flags and bytes (`tracemerge.merge(pat
 **options)` runs `tracemerge PATH… --option …`) — through the core's C ABI; the GIL is
 released while it runs. Errors are TraceMergeError(code, message, file, offset).
 """
+from __future__ import annotations
+
+import enum
 import errno
 import json
 import os
@@ -21,6 +24,11 @@ import socket
 import sys
 import tempfile
 from collections.abc import Mapping
+from typing import Any, Callable, Iterator, List, Optional, Sequence, Union
+
+PathLike = Union[str, "os.PathLike[str]"]
+# progress(stage, done, total): "read" | "parse" (bytes), "plan" (stages), "write" (events); False cancels.
+Progress = Callable[[str, int, int], Optional[bool]]
 
 from . import _native
 
@@ -35,9 +43,12 @@ class TraceMergeError(Exception):
     message, and where (file, byte offset) when it is about one place. A path that does not
     exist is also a FileNotFoundError, one that may not be written a PermissionError."""
 
-    def __init__(self, code, message, file="", offset=0, report=None):
+    def __init__(self, code: str, message: str, file: str = "", offset: int = 0, report: Optional[Report] = None):
         super().__init__(f"{code}: {message}" + (f" ({file}" + (f" at byte {offset}" if offset else "") + ")" if file else ""))
         self.code, self.message, self.file, self.offset, self.report = code, message, file, offset, report
+
+    def __str__(self) -> str:  # (the code and message, also where OSError would say errno and strerror)
+        return BaseException.__str__(self)
 
 
 class TraceMergeFileNotFoundError(TraceMergeError, FileNotFoundError):
@@ -48,7 +59,7 @@ class TraceMergePermissionError(TraceMergeError, PermissionError):
     """A path that may not be read or written (TraceMergeError and PermissionError)."""
 
 
-def _error(code, message, file="", offset=0, report=None):
+def _error(code: str, message: str, file: str = "", offset: int = 0, report: Optional[Report] = None) -> TraceMergeError:
     """The TraceMergeError for what the core said; an OSError too when the system said why
     ("<path>: no such file or folder", "cannot write in <dir>: Permission denied")."""
     cls, number = TraceMergeError, None
@@ -69,32 +80,32 @@ class Report(Mapping):
     """A merge's report (the JSON the CLI writes with --report) as a read-only mapping, with
     summary (the CLI's text), warnings, output (the file written, or None) and fatal."""
 
-    def __init__(self, result, output):
+    def __init__(self, result: dict, output: Optional[str]):
         self._report = result.get("report") or {}
         self.summary = result.get("summary", "")
         self.output = output or None
         self.fatal = result.get("fatal")
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: str) -> Any:
         return self._report[key]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._report)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._report)
 
     @property
-    def warnings(self):
+    def warnings(self) -> List[dict]:
         """What went wrong or is unsure (severity error or warning), each with code, file, offset, message."""
         return [w for w in self._report.get("warnings", []) if w.get("severity") != "note"]
 
     @property
-    def notes(self):
+    def notes(self) -> List[dict]:
         """What the merge did that is worth knowing (severity note: a clock placed, a file split by rank, …)."""
         return [w for w in self._report.get("warnings", []) if w.get("severity") == "note"]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         w = self.warnings
         return (f"<tracemerge.Report: {len(self._report.get('sources', []))} sources, {self._report.get('events', 0)} "
                 f"events written, {len(w)} warnings{', output ' + self.output if self.output else ''}>")
@@ -178,7 +189,8 @@ def _run(paths, output, options, progress):
     return Report(result, answer.get("output"))
 
 
-def merge(paths, output=None, *, progress=None, **options):
+def merge(paths: Union[PathLike, Sequence[PathLike]], output: Optional[PathLike] = None, *,
+          progress: Optional[Progress] = None, **options: Any) -> Report:
     """Merges a folder or files (a path or a list of them) into `output` (default: the
     reference's name, <end_us>_merged_timeline.json, in the first folder given, or in
     output_dir=); returns the Report. Options are the CLI's, by name: start, end, unit
@@ -191,19 +203,22 @@ def merge(paths, output=None, *, progress=None, **options):
     return _run(paths, output, options, progress)
 
 
-def scan(paths, *, progress=None, **options):
+def scan(paths: Union[PathLike, Sequence[PathLike]], *, progress: Optional[Progress] = None, **options: Any) -> Report:
     """Describes the job without writing it: its span, steps, sources, clock check, waits,
     warnings, and the page's overview (report['overview'])."""
     return _run(paths, None, {**options, "scan": True}, progress)
 
 
-class MergeUnit:
-    """smdebug's MergeUnit (tracemerge takes its .value or the text)."""
+class MergeUnit(str, enum.Enum):
+    """smdebug's MergeUnit, an Enum whose members are also their text: MergeUnit.STEP == "step"."""
     TIME = "time"
     STEP = "step"
 
+    def __str__(self) -> str:
+        return self.value
 
-def smdebug_node_id():
+
+def smdebug_node_id() -> str:
     """smdebug's node id for the merging process (its get_node_id): "<rank>-<host>" — the rank
     of an initialised torch.distributed or Horovod, else the pid; the host SageMaker's resource
     config names (current_host), else "<rank>_<hostname>" — with "_" made "-"."""
@@ -245,7 +260,8 @@ class MergedTimeline:
     the report in its metadata.
     """
 
-    def __init__(self, path, file_suffix_filter=None, output_directory=None):
+    def __init__(self, path: PathLike, file_suffix_filter: Union[None, str, Sequence[str]] = None,
+                 output_directory: Optional[PathLike] = None):
         self.path = os.fspath(path)
         if self.path.startswith("s3://"):
             raise TraceMergeError("USAGE", "S3 paths are not read here: copy the profiler output locally "
@@ -255,7 +271,9 @@ class MergedTimeline:
         self.file_suffix_filter = file_suffix_filter
         self.last_report = None
 
-    def merge_timeline(self, start, end, unit=MergeUnit.TIME, sys_metrics_filter=None, **options):
+    def merge_timeline(self, start: Union[int, float, str], end: Union[int, float, str],
+                       unit: Union[MergeUnit, str] = MergeUnit.TIME, sys_metrics_filter: Any = None,
+                       **options: Any) -> Optional[str]:
         """Merges the window [start, end] — Unix µs (unit 'time') or steps (unit 'step': from
         the start step's first event to 1 µs before the end step's, as smdebug) — and returns
         the path written. `sys_metrics_filter` (smdebug's low-GPU markers) is not drawn: the
@@ -288,7 +306,8 @@ def _helper():
     return nb
 
 
-def show(path_or_files, *, page=None, height=820, merge_mb=SHOW_MERGE_MB, **options):
+def show(path_or_files: Any, *, page: Optional[PathLike] = None, height: int = 820, merge_mb: float = SHOW_MERGE_MB,
+         **options: Any) -> Any:
     """The page in a notebook cell with these files merged. Up to merge_mb MB of input the
     files themselves go into the page (it merges them); beyond, the core merges them here,
     with the options' window, and the page gets the merged window only — never hundreds of MB
