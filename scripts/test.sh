@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# test.sh — installs and builds everything (scripts/build.sh --browser), then runs every
+# test.sh — installs and builds everything (scripts/build.sh --browser --wheels), then runs every
 # test: ctest (native unit + golden), node --test tests/wasm (wasm = native bytes, API,
 # worker), tests/e2e (the page in Chromium, notebook helper), and the packages
-# (scripts/package.sh into dist/, then tests/packages: the wheel in a fresh venv, the npm
-# package in an empty project, the site's zip, cmake --install). Exits non-zero on a failure.
+# (scripts/package.sh into dist/, then tests/packages: the manylinux wheels' needs, the x86_64
+# wheel in fresh venvs (3.11 and 3.8), the aarch64 one under qemu-user, the sdist built in a
+# fresh venv, the npm package in an empty project, the site's zip, cmake --install). Exits
+# non-zero on a failure.
 # With --full, or when $CI is set, also the sanitizer run (unit + golden tests under
 # ASan+UBSan in build/asan) and scripts/fuzz.sh 60.
 set -euo pipefail
@@ -13,7 +15,7 @@ FULL=0; [ -n "${CI:-}" ] && FULL=1
 args=()
 for a in "$@"; do if [ "$a" = --full ]; then FULL=1; else args+=("$a"); fi; done
 
-bash scripts/build.sh --browser "${args[@]}"
+bash scripts/build.sh --browser --wheels "${args[@]}"
 
 echo "[test] ctest build/native"
 ctest --test-dir build/native --output-on-failure -j2

@@ -64,11 +64,21 @@ struct Input {
   std::optional<uint64_t> size;  // a regular file's size when listed
 };
 
+// What a path is, by stat(2): std::filesystem's status says "unknown", not "not found", of a
+// missing path in some C++ runtimes (Zig's libc++ for glibc 2.17, the wheels': exists() is
+// true there for any path).
+TargetKind KindOf(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return TargetKind::kMissing;
+  return S_ISREG(st.st_mode) ? TargetKind::kRegular : S_ISDIR(st.st_mode) ? TargetKind::kDirectory : TargetKind::kOther;
+}
+
 // A folder is walked recursively; the driver names and orders its files.
 void Collect(const std::string& arg, std::vector<Input>* inputs, std::vector<std::string>* errors) {
   std::error_code ec;
   fs::path p(arg);
-  if (fs::is_directory(p, ec)) {
+  const TargetKind kind = KindOf(arg);
+  if (kind == TargetKind::kDirectory) {
     std::vector<std::string> relative;
     for (auto it = fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
@@ -80,7 +90,7 @@ void Collect(const std::string& arg, std::vector<Input>* inputs, std::vector<std
     if (ec) errors->push_back(arg + ": " + ec.message());
     for (FolderFile& f : NameFolderFiles(fs::weakly_canonical(p, ec).string(), std::move(relative)))
       inputs->push_back({(p / f.relative).string(), std::move(f.name), true, std::nullopt});
-  } else if (fs::exists(p, ec)) {
+  } else if (kind != TargetKind::kMissing) {
     inputs->push_back({arg, NameFile(p.generic_string()), false, std::nullopt});
   } else {
     errors->push_back(arg + ": no such file or folder");
@@ -94,12 +104,6 @@ bool WriteWhole(const std::string& path, const std::string& text) {
   return std::fclose(f) == 0 && wrote;
 }
 
-TargetKind KindOf(const std::string& path) {
-  std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  if (!fs::exists(st)) return TargetKind::kMissing;
-  return fs::is_regular_file(st) ? TargetKind::kRegular : fs::is_directory(st) ? TargetKind::kDirectory : TargetKind::kOther;
-}
 
 }  // namespace
 
@@ -199,9 +203,8 @@ RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
     if (stopped) break;
   }
 
-  std::error_code ec;
   static std::atomic<uint64_t> runs{0};  // (this process's merges: each its own temporary file)
-  const OutputFilePlan plan = PlanOutputFile(args, fs::is_directory(paths[0], ec), KindOf(args.output), getpid(), ++runs);
+  const OutputFilePlan plan = PlanOutputFile(args, KindOf(paths[0]) == TargetKind::kDirectory, KindOf(args.output), getpid(), ++runs);
   auto finish = [&](const Report& report, bool write_failed, const std::string& final_name) {
     line.Clear();
     const CliEnd end = FinishCli(args, report.fatal.has_value(), report.Summary(), write_failed, plan, final_name);
@@ -261,7 +264,7 @@ RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
   const std::string final_name = FinalOutputName(args, plan, DefaultOutputName(report, opt));
   // A file of that name goes first: renamed over, ext4 would write out the
   // new one's blocks before rename() returns (auto_da_alloc), ~0.06 s per 200 MB.
-  if (renamed && fs::is_regular_file(final_name, ec)) std::remove(final_name.c_str());
+  if (renamed && KindOf(final_name) == TargetKind::kRegular) std::remove(final_name.c_str());
   if (renamed && std::rename(plan.tmp.c_str(), final_name.c_str()) != 0) {
     io.err(CliError("cannot create " + final_name + ": " + std::strerror(errno)));
     std::remove(plan.tmp.c_str());

@@ -7,6 +7,7 @@ package in an empty project running its README's example, the static-site zip, a
 """
 import json
 import os
+import platform
 import pathlib
 import re
 import shutil
@@ -22,6 +23,7 @@ DIST = ROOT / "dist"
 CLI = ROOT / "build" / "native" / "tracemerge"
 CORPUS = ROOT.parent / "shared" / "corpus"
 MERGE_TRACES = CORPUS / "smdebug" / "tests" / "profiler" / "resources" / "merge_traces"
+HOST_WHEEL = f"tracemerge-*-py3-none-*{platform.machine()}.whl"  # the wheel this machine installs
 VERSION = re.search(r"project\(tracemerge VERSION ([0-9.]+)", (ROOT / "CMakeLists.txt").read_text()).group(1)
 
 
@@ -47,7 +49,7 @@ class Wheel(unittest.TestCase):
         venv = cls.tmp / "venv"
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         cls.python = venv / "bin" / "python"
-        r = subprocess.run([str(cls.python), "-m", "pip", "install", "--no-index", "--quiet", str(one("tracemerge-*.whl"))],
+        r = subprocess.run([str(cls.python), "-m", "pip", "install", "--no-index", "--quiet", str(one(HOST_WHEEL))],
                            capture_output=True)
         assert r.returncode == 0, r.stderr.decode()
         # The job, copied: smdebug writes into it.
@@ -310,6 +312,78 @@ print(json.dumps({{"small": [n for n, _, _ in small.files], "small_options": sma
         self.assertEqual(r.stdout.decode().strip(), f"tracemerge {VERSION}")
 
 
+class Manylinux(unittest.TestCase):
+    """The wheels scripts/package.sh builds with Zig (setup.sh --wheels): each .so needs no more than
+    its tag allows — glibc symbol versions up to the tag's, no libstdc++ (libc++ is inside), only
+    the libraries manylinux2014 allows — and exports the C ABI only; the aarch64 wheel, installed
+    by pip for its platform, merges under qemu-user with an arm64 Python as the native CLI does."""
+
+    ALLOWED = {"libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "librt.so.1", "libgcc_s.so.1",
+               "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1"}
+
+    def wheels(self):
+        found = sorted(DIST.glob("tracemerge-*-py3-none-manylinux_*.whl"))
+        if not found:
+            self.skipTest("no manylinux wheels: Zig is not in .deps (bash scripts/setup.sh --wheels)")
+        return found
+
+    def test_each_library_needs_no_more_than_its_tag_allows(self):
+        arches = set()
+        for whl in self.wheels():
+            tag = re.search(r"manylinux_(\d+)_(\d+)_(\w+?)\.", whl.name)
+            glibc_max, arch = (int(tag.group(1)), int(tag.group(2))), tag.group(3)
+            arches.add(arch)
+            with tempfile.TemporaryDirectory() as tmp:
+                so = pathlib.Path(tmp) / "libtracemerge.so"
+                so.write_bytes(zipfile.ZipFile(whl).read("tracemerge/libtracemerge.so"))
+                header = subprocess.run(["readelf", "-h", str(so)], capture_output=True, text=True).stdout
+                self.assertIn({"x86_64": "X86-64", "aarch64": "AArch64"}[arch], header, whl.name)
+                versions = subprocess.run(["readelf", "-V", str(so)], capture_output=True, text=True).stdout
+                glibc = [tuple(map(int, v.split("."))) for v in re.findall(r"Name: GLIBC_([\d.]+)", versions)]
+                self.assertTrue(glibc, versions)
+                self.assertLessEqual(max(glibc), glibc_max, f"{whl.name} needs GLIBC_{max(glibc)}")
+                self.assertNotRegex(versions, r"GLIBCXX_|CXXABI_", f"{whl.name} needs libstdc++")
+                dynamic = subprocess.run(["readelf", "-d", str(so)], capture_output=True, text=True).stdout
+                needed = set(re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", dynamic))
+                self.assertTrue(needed <= self.ALLOWED, f"{whl.name} needs {needed - self.ALLOWED}")
+                syms = subprocess.run(["readelf", "--dyn-syms", "-W", str(so)], capture_output=True, text=True).stdout
+                exported = {l.split()[7].split("@")[0] for l in syms.splitlines()
+                            if len(l.split()) >= 8 and l.split()[4] == "GLOBAL" and l.split()[6] != "UND"}
+                self.assertEqual(exported, {"tm_run", "tm_free", "tm_version"}, whl.name)
+        self.assertEqual(arches, {"x86_64", "aarch64"})
+
+    def test_the_aarch64_wheel_merges_under_qemu_as_the_native_cli_does(self):
+        whl = [w for w in self.wheels() if "aarch64" in w.name]
+        root = ROOT / ".deps" / "arm64-root"
+        qemu = shutil.which("qemu-aarch64")
+        if not whl or not qemu or not (root / "usr/bin/python3.11").exists():
+            self.skipTest("no aarch64 wheel, qemu-aarch64 or arm64 Python (bash scripts/setup.sh --wheels)")
+        tmp = pathlib.Path(tempfile.mkdtemp(prefix="tracemerge-arm64-"))
+        try:
+            # pip installs it for its platform (and would refuse a wrong tag), into a folder.
+            r = subprocess.run([sys.executable, "-m", "pip", "install", "--no-index", "--no-deps", "--quiet",
+                                "--platform", "manylinux2014_aarch64", "--only-binary=:all:", "--target",
+                                str(tmp / "site"), str(whl[0])], capture_output=True)
+            self.assertEqual(r.returncode, 0, r.stderr.decode())
+            shutil.copytree(MERGE_TRACES, tmp / "job")
+            code = """
+import platform, tracemerge
+assert platform.machine() == "aarch64", platform.machine()
+r = tracemerge.merge("job", output="arm.json", unit="step", start=2, end=9, threads=2)
+print(tracemerge.__version__, sum(s["kept"] for s in r["sources"]) > 0)
+"""
+            r = subprocess.run([qemu, "-L", str(root), str(root / "usr/bin/python3.11"), "-c", code], cwd=tmp,
+                               capture_output=True, env={"PYTHONPATH": str(tmp / "site"), "PATH": os.environ["PATH"]},
+                               timeout=300)
+            self.assertEqual(r.returncode, 0, r.stderr.decode())
+            self.assertEqual(r.stdout.decode().split(), [VERSION, "True"])
+            cli(tmp / "job", "--unit", "step", "--start", 2, "--end", 9, "-o", tmp / "native.json", cwd=tmp)
+            self.assertEqual((tmp / "arm.json").read_bytes(), (tmp / "native.json").read_bytes(),
+                             "the same bytes on aarch64 as natively")
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 class OldestPython(unittest.TestCase):
     """The wheel in a venv of the oldest Python it declares (Requires-Python >=3.8), when the machine
     has one (pyenv's 3.8): smdebug's calls, MergeUnit, the errors, the types — as on the newest."""
@@ -324,7 +398,7 @@ class OldestPython(unittest.TestCase):
         try:
             subprocess.run([python, "-m", "venv", str(tmp / "venv")], check=True)
             py = tmp / "venv" / "bin" / "python"
-            r = subprocess.run([str(py), "-m", "pip", "install", "--no-index", "--quiet", str(one("tracemerge-*.whl"))],
+            r = subprocess.run([str(py), "-m", "pip", "install", "--no-index", "--quiet", str(one(HOST_WHEEL))],
                                capture_output=True)
             self.assertEqual(r.returncode, 0, r.stderr.decode())
             shutil.copytree(MERGE_TRACES, tmp / "job")
@@ -349,7 +423,7 @@ print("ok")
 """
             r = subprocess.run([str(py), "-c", code], cwd=tmp, capture_output=True, env={"PATH": os.environ["PATH"]})
             self.assertEqual(r.stdout.decode().strip(), "ok", r.stderr.decode())
-            self.assertIn("tracemerge/py.typed", zipfile.ZipFile(one("tracemerge-*.whl")).namelist())
+            self.assertIn("tracemerge/py.typed", zipfile.ZipFile(one(HOST_WHEEL)).namelist())
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
@@ -415,7 +489,7 @@ class License(unittest.TestCase):
         for lib, var in (("simdjson", "SIMDJSON_VERSION"), ("zlib", "ZLIB_VERSION")):
             pinned = re.search(rf"^{var}=(\S+)", setup, re.M).group(1)
             self.assertIn(f"{lib} {pinned} ", notice, f"NOTICE names the {lib} the build uses")
-        wheel = zipfile.ZipFile(one("tracemerge-*.whl"))
+        wheel = zipfile.ZipFile(one(HOST_WHEEL))
         info = f"tracemerge-{VERSION}.dist-info"
         self.assertEqual(wheel.read(f"{info}/licenses/LICENSE").decode(), license_text)
         self.assertEqual(wheel.read(f"{info}/licenses/NOTICE").decode(), notice)
@@ -447,7 +521,7 @@ class OneVersion(unittest.TestCase):
     def test_every_artifact_says_the_cmake_projects_version(self):
         self.assertEqual(subprocess.run([str(CLI), "--version"], capture_output=True).stdout.decode().strip(),
                          f"tracemerge {VERSION}")
-        self.assertTrue(one(f"tracemerge-{VERSION}-*.whl"))
+        self.assertTrue(one(f"tracemerge-{VERSION}-*{platform.machine()}.whl"))
         self.assertTrue(one(f"tracemerge-{VERSION}.tgz"))
         out = json.loads(cli(MERGE_TRACES, "-o", "-").stdout)
         self.assertEqual(out["metadata"]["tracemerge"]["version"], VERSION)
