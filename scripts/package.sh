@@ -98,6 +98,9 @@ for lib, tag in zip(pairs[0::2], pairs[1::2]):  # a wheel per library: the same 
     print(f"[package] {out}")
 EOF
 
+# ---- the sdist: the library built by CMake and a C++17 compiler through setuptools -----------
+python3 scripts/sdist.py "$version"
+
 # ---- the npm package -----------------------------------------------------------------------
 npm_dir=build/package/npm
 mkdir -p "$npm_dir"

@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 import unittest
@@ -384,6 +385,42 @@ print(tracemerge.__version__, sum(s["kept"] for s in r["sources"]) > 0)
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+class Sdist(unittest.TestCase):
+    """pip install --no-index --no-build-isolation dist/tracemerge-<v>.tar.gz in a fresh venv of
+    Debian's Python (its setuptools and wheel): CMake and the C++17 compiler build the library;
+    the package merges as the native CLI does."""
+
+    def test_the_sdist_builds_and_merges_in_a_fresh_venv(self):
+        python = "/usr/bin/python3"
+        probe = subprocess.run([python, "-c", "import setuptools, wheel, venv"], capture_output=True)
+        if probe.returncode != 0:
+            self.skipTest("Debian's python3-setuptools, python3-wheel, python3-venv are not installed (scripts/setup.sh)")
+        tmp = pathlib.Path(tempfile.mkdtemp(prefix="tracemerge-sdist-"))
+        try:
+            subprocess.run([python, "-m", "venv", "--system-site-packages", str(tmp / "venv")], check=True)
+            r = subprocess.run([str(tmp / "venv/bin/python"), "-m", "pip", "install", "--no-index", "--no-build-isolation",
+                                "--quiet", str(one(f"tracemerge-{VERSION}.tar.gz"))], cwd=tmp, capture_output=True)
+            self.assertEqual(r.returncode, 0, r.stderr.decode()[-3000:])
+            shutil.copytree(MERGE_TRACES, tmp / "job")
+            code = """
+import tracemerge, tracemerge._native as n
+assert str(n.library_path()).endswith("site-packages/tracemerge/libtracemerge.so"), n.library_path()
+tracemerge.merge("job", output="sdist.json", unit="step", start=2, end=9)
+print(tracemerge.__version__)
+"""
+            r = subprocess.run([str(tmp / "venv/bin/python"), "-c", code], cwd=tmp, capture_output=True,
+                               env={"PATH": os.environ["PATH"]})
+            self.assertEqual(r.stdout.decode().strip(), VERSION, r.stderr.decode())
+            cli(tmp / "job", "--unit", "step", "--start", 2, "--end", 9, "-o", tmp / "native.json", cwd=tmp)
+            self.assertEqual((tmp / "sdist.json").read_bytes(), (tmp / "native.json").read_bytes())
+            with tarfile.open(one(f"tracemerge-{VERSION}.tar.gz")) as sdist:
+                names = sdist.getnames()
+            for name in ("LICENSE", "NOTICE", "PKG-INFO", "pyproject.toml", "setup.py", ".deps/zlib/LICENSE"):
+                self.assertIn(f"tracemerge-{VERSION}/{name}", names)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 class OldestPython(unittest.TestCase):
     """The wheel in a venv of the oldest Python it declares (Requires-Python >=3.8), when the machine
     has one (pyenv's 3.8): smdebug's calls, MergeUnit, the errors, the types — as on the newest."""
@@ -496,7 +533,6 @@ class License(unittest.TestCase):
         metadata = wheel.read(f"{info}/METADATA").decode()
         self.assertIn("\nLicense-Expression: Apache-2.0\n", metadata)
         self.assertIn("MergedTimeline", metadata, "the README's Python part is the description")
-        import tarfile
         with tarfile.open(one("tracemerge-*.tgz")) as npm:
             self.assertEqual(npm.extractfile("package/LICENSE").read().decode(), license_text)
             self.assertEqual(npm.extractfile("package/NOTICE").read().decode(), notice)
