@@ -3,6 +3,7 @@
 // worker's —, and Merge() runs the stages after the last one (stages.h).
 #include "merger.h"
 
+#include <atomic>
 #include <algorithm>
 #include <chrono>
 #include <deque>
@@ -98,15 +99,23 @@ struct Merger::Impl {
   bool Pooled() const { return opt.threads > 1; }
   // Inflate, parse and lay out one source into *out (its place among the sources).
   void Ingest(SourceBytes in, ParsedSource* out, EventParser& p, Ticker* t) {
+    const uint64_t given_bytes = in.bytes_given;
+    if (t) t->Frame(parsed, given_bytes, given);
     in.Inflate();
     *out = ParseSource(in, limits, p, t);
     LayOut(*out, in.data, budget);
+    parsed += given_bytes;
   }
+  // "parse" progress, from the caller's thread, at any thread count: the input bytes of the
+  // sources parsed, of those given so far.
+  void SayParsed() { ticker.Say("parse", parsed, given); }
 
   Options opt;
   ParseLimits limits;
   Budget budget;
   Ticker ticker;  // progress and cancel, from the caller's thread only
+  uint64_t given = 0;                // input bytes given (the caller's thread)
+  std::atomic<uint64_t> parsed{0};   // input bytes of the sources parsed (any thread)
   std::vector<EventParser> parsers;  // one per thread: [0] the caller's, [1 + w] worker w's
   std::optional<SourceStream> open;  // the source between BeginSource and EndSource
   std::string nowhere;               // ChunkRoom() with no source open
@@ -138,7 +147,9 @@ void Merger::BeginSource(std::string path, uint64_t size_hint, bool in_folder) {
 }
 
 void Merger::AppendChunk(std::string_view bytes) {
-  if (impl_->open) impl_->open->Append(bytes);
+  if (!impl_->open) return;
+  impl_->open->Append(bytes);
+  impl_->given += bytes.size();
 }
 
 char* Merger::ChunkRoom(size_t n) {
@@ -150,7 +161,9 @@ char* Merger::ChunkRoom(size_t n) {
 size_t Merger::ChunkSize(size_t max) const { return impl_->open ? impl_->open->ChunkSize(max) : max; }
 
 void Merger::AppendRoom(size_t k) {
-  if (impl_->open) impl_->open->Appended(k);
+  if (!impl_->open) return;
+  impl_->open->Appended(k);
+  impl_->given += k;
 }
 
 void Merger::EndSource() {
@@ -160,9 +173,10 @@ void Merger::EndSource() {
   m.open.reset();
   // On a worker while they keep up (one source may wait for them), else
   // here: every thread parses. (No progress from the workers'.)
-  if (m.workers && m.workers->TryPush(job)) return;
+  if (m.workers && m.workers->TryPush(job)) return m.SayParsed();
   m.Ingest(std::move(job.in), job.out, m.parsers[0], m.Pooled() ? nullptr : &m.ticker);
   m.exportable = m.workers ? nullptr : job.out;
+  m.SayParsed();
 }
 
 Report Merger::Merge(const Sink& sink) {
@@ -179,6 +193,7 @@ Report Merger::Merge(const Sink& sink) {
     while (m.workers->TakeBack(&job)) m.Ingest(std::move(job.in), job.out, m.parsers[0], nullptr);
   }
   m.workers.reset();  // once the last source is parsed
+  m.SayParsed();
   lap("tail");
   m.budget.FreeSpare();
   m.exportable = nullptr;
@@ -268,6 +283,11 @@ Report Merger::Merge(const Sink& sink) {
   if (order.order.size() == 0)
     warnings.push_back({Code::kEmptyWindow, "", 0, "no event falls in the window; the output has no events"});
   report.warnings = std::move(warnings);
+  plan(kPlanStages);  // (planned: the last word before the first byte)
+  if (m.ticker.cancelled()) {
+    report.fatal = Diagnostic{Code::kCancelled, "", 0, "merge cancelled"};
+    return report;
+  }
   WriteOutput(job, tracks, order, m.opt, &report, sink);
   return report;
 }

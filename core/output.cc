@@ -364,7 +364,7 @@ void WriteOutput(Job& job, const TrackPlan& tracks, const OutputOrder& plan, con
     w.MaybeFlush();
   }
   const uint64_t total = plan.order.size();
-  uint64_t done = 0, report_at = 16384;  // events sent; the next progress call
+  uint64_t done = 0, report_at = 0;  // events sent; the next progress call (the first at once)
   auto keep_going = [&](uint64_t more) {   // (more: of the slice being written)
     w.MaybeFlush();
     if (!options.progress || done + more < report_at) return true;
@@ -399,7 +399,10 @@ void WriteOutput(Job& job, const TrackPlan& tracks, const OutputOrder& plan, con
   for (size_t i = 0; i < sources.size(); i++) job.sources[i].report.events_kept += kept[i];
   for (uint64_t k : kept) report->events_written += k;
   if (!ok) return w.Flush();
-  if (options.progress) options.progress(Progress{"write", total, total});
+  if (options.progress && !options.progress(Progress{"write", total, total})) {  // (cancelled at the end: no output)
+    report->fatal = Diagnostic{Code::kCancelled, "", 0, "merge cancelled while writing"};
+    return w.Flush();
+  }
   for (const ParsedSource& s : job.sources) report->sources.push_back(s.report);
   if (options.event_array) {
     out.append("\n]");

@@ -20,19 +20,28 @@
 namespace tracemerge {
 
 // Progress from a long stage, passed on every 16384th call; remembers a cancel.
+// Framed, a source's parse (done of total bytes of it) is said as the job's: base +
+// its share of the input bytes so far, of total.
 class Ticker {
  public:
   explicit Ticker(const std::function<bool(const Progress&)>* progress) : progress_(progress) {}
   void Tick(const char* stage, uint64_t done, uint64_t total) {
     if (!progress_ || !*progress_ || cancelled_ || ++n_ % 16384 != 0) return;
-    if (!(*progress_)(Progress{stage, done, total})) cancelled_ = true;
+    if (total_) done = base_ + (total ? static_cast<uint64_t>(static_cast<double>(done) / total * share_) : 0), total = total_;
+    Say(stage, done, total);
+  }
+  void Frame(uint64_t base, uint64_t share, uint64_t total) { base_ = base, share_ = share, total_ = total; }
+  // Progress now (not counted): false once cancelled.
+  bool Say(const char* stage, uint64_t done, uint64_t total) {
+    if (progress_ && *progress_ && !cancelled_ && !(*progress_)(Progress{stage, done, total})) cancelled_ = true;
+    return !cancelled_;
   }
   bool cancelled() const { return cancelled_; }
   void Cancel() { cancelled_ = true; }
 
  private:
   const std::function<bool(const Progress&)>* progress_;
-  uint64_t n_ = 0;
+  uint64_t n_ = 0, base_ = 0, share_ = 0, total_ = 0;
   bool cancelled_ = false;
 };
 

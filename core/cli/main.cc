@@ -1,7 +1,9 @@
 // tracemerge CLI: its process (huge pages, the allocator's settings) around
 // RunCli (run.h: folders walked like a dropped folder, files streamed into the
 // core in 1 MB chunks, the merged trace written atomically, a summary).
-//   tracemerge [merge] [options] PATH...        exit 0 ok, 1 nothing merged/fatal, 2 usage
+//   tracemerge [merge] [options] PATH...        exit 0 ok, 1 nothing merged/fatal, 2 usage,
+//                                                130 interrupted (Ctrl-C: no output, no temporary file)
+#include <signal.h>
 #include <sys/stat.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -9,6 +11,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -37,6 +40,11 @@ void StartWithHugePages(char** argv) {
 }
 #endif
 
+// Ctrl-C (or SIGTERM) cancels the merge at its next progress, as a callback's False does in
+// Python: nothing written, the temporary file removed. A second one ends the process at once.
+volatile std::sig_atomic_t interrupted = 0;
+void OnInterrupt(int sig) { interrupted = sig; }
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -54,5 +62,14 @@ int main(int argc, char** argv) {
   io.out = [](std::string_view s) { std::cout << s << std::flush; };
   io.err = [](std::string_view s) { std::cerr << s << std::flush; };
   io.terminal = isatty(STDERR_FILENO);
-  return RunCli(std::vector<std::string>(argv + 1, argv + argc), io).exit;
+  struct sigaction sa {};
+  sa.sa_handler = OnInterrupt;
+  sa.sa_flags = SA_RESETHAND;  // (the second: the default, the end)
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  io.progress = [](const Progress&) { return interrupted == 0; };
+  const int exit = RunCli(std::vector<std::string>(argv + 1, argv + argc), io).exit;
+  if (interrupted) std::cerr << "tracemerge: interrupted; nothing written" << std::endl;
+  return interrupted ? 128 + interrupted : exit;
 }

@@ -97,6 +97,18 @@ void Collect(const std::string& arg, std::vector<Input>* inputs, std::vector<std
   }
 }
 
+// A file of ours created afresh (O_EXCL: never another's opened), else nullptr with errno. A
+// temporary file of this name left by a process that died (its pid reused) is removed first.
+FILE* CreateNew(const std::string& path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == EEXIST && ::unlink(path.c_str()) == 0)
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return nullptr;
+  FILE* f = ::fdopen(fd, "wb");
+  if (!f) ::close(fd);
+  return f;
+}
+
 bool WriteWhole(const std::string& path, const std::string& text) {
   FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) return false;
@@ -224,7 +236,7 @@ RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
     return write_report(report) ? finish(report, false, "") : done(1);
   }
 
-  FILE* out = plan.to_stdout ? stdout : std::fopen(plan.tmp.c_str(), "wb");
+  FILE* out = plan.to_stdout ? stdout : plan.in_place ? std::fopen(plan.tmp.c_str(), "wb") : CreateNew(plan.tmp);
   if (!out) {
     io.err(CliError("cannot write in " + plan.dir + ": " + std::strerror(errno)));
     return done(1);

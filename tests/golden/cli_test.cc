@@ -1,5 +1,11 @@
 // The native CLI as a user runs it: exit codes, default output name, stdout,
 // gzip, report file, and damaged files named on stderr.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -181,6 +187,39 @@ TEST_F(Cli, ARelativeJobThatWouldStartBefore0IsMovedTo0) {
   EXPECT_NE(r.out.find("\"placed_us\":20"), std::string::npos);
 }
 
+// Ctrl-C while the files are read: the merge is cancelled — exit 130, no output, no temporary
+// file. The second file is a FIFO: the CLI has reached it when our open for writing returns
+// (were it never to, an alarm ends the wait: no hung test).
+TEST_F(Cli, CtrlCCancelsTheMergeAndLeavesNothing) {
+  const std::string a = Write("a.json", R"([{"ph":"X","name":"x","pid":1,"tid":1,"ts":10,"dur":5}])");
+  const std::string fifo = (dir_ / "b.json").string();  // (named by itself: a folder walk takes regular files only)
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string out = (dir_ / "out.json").string();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl(TRACEMERGE_CLI, "tracemerge", a.c_str(), fifo.c_str(), "-o", out.c_str(), "--quiet", "--threads", "1", nullptr);
+    ::_exit(127);
+  }
+  struct sigaction on_alarm {};  // (an open that waits 60 s returns EINTR: no hung test)
+  on_alarm.sa_handler = [](int) {};
+  ::sigaction(SIGALRM, &on_alarm, nullptr);
+  ::alarm(60);
+  const int w = ::open(fifo.c_str(), O_WRONLY);  // (returns once the CLI opened it to read)
+  ::alarm(0);
+  if (w < 0) ::kill(pid, SIGKILL);
+  ASSERT_GE(w, 0) << "the CLI never read the FIFO";
+  ::kill(pid, SIGINT);
+  ASSERT_EQ(::write(w, "[", 1), 1);
+  ::close(w);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_FALSE(std::filesystem::exists(out));
+  for (const auto& e : std::filesystem::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename().string().rfind(".tracemerge-", 0), std::string::npos) << e.path();
+}
+
 // An --offset that names no input (a typo) is not quietly dropped: nothing is written, the
 // error names it. One that names a file by its name, path or folder moves it.
 TEST_F(Cli, AnOffsetThatNamesNoFileIsAnError) {
@@ -196,34 +235,39 @@ TEST_F(Cli, AnOffsetThatNamesNoFileIsAnError) {
 
 }  // namespace tracemerge::test
 
-// Two merges in one process (two Python threads, the C ABI's tm_run) into one folder never
-// share a temporary file: each output is its own job's, every round (issue 35).
+// Two, then eight merges in one process (Python threads, the C ABI's tm_run) into one folder
+// never share a temporary file: each output is its own job's, every round (issue 35).
 #include <thread>
 #include "cli/run.h"
 namespace tracemerge::test {
 namespace {
-TEST_F(Cli, TwoMergesInOneProcessNeverSwapOutputs) {
-  const std::string a = Corpus("smdebug/tests/profiler/resources/merge_traces");
-  const std::string b = Corpus("real/chrome_catapult/big_trace.json");
+TEST_F(Cli, MergesInOneProcessNeverSwapOutputs) {
+  const std::vector<std::string> jobs = {Corpus("smdebug/tests/profiler/resources/merge_traces"),
+                                         Corpus("real/chrome_catapult/big_trace.json")};
   auto run = [&](const std::string& in, const std::string& out) {
     RunIo io;
     io.out = io.err = [](std::string_view) {};
-    return RunCli({in, "-o", out, "--quiet"}, io);
+    return RunCli({in, "-o", out, "--quiet", "--threads", "1"}, io);
   };
-  const std::string ref_a = (dir_ / "ref_a.json").string(), ref_b = (dir_ / "ref_b.json").string();
-  ASSERT_EQ(run(a, ref_a).exit, 0);
-  ASSERT_EQ(run(b, ref_b).exit, 0);
-  const std::string want_a = ReadFile(ref_a), want_b = ReadFile(ref_b);
-  for (int round = 0; round < 20; round++) {
-    const std::string out_a = (dir_ / "a.json").string(), out_b = (dir_ / "b.json").string();
-    RunResult ra, rb;
-    std::thread t([&] { ra = run(a, out_a); });
-    rb = run(b, out_b);
-    t.join();
-    ASSERT_EQ(ra.exit, 0) << round;
-    ASSERT_EQ(rb.exit, 0) << round;
-    EXPECT_EQ(ReadFile(out_a), want_a) << "round " << round;
-    EXPECT_EQ(ReadFile(out_b), want_b) << "round " << round;
+  std::vector<std::string> want;
+  for (size_t k = 0; k < jobs.size(); k++) {
+    const std::string ref = (dir_ / ("ref" + std::to_string(k) + ".json")).string();
+    ASSERT_EQ(run(jobs[k], ref).exit, 0);
+    want.push_back(ReadFile(ref));
+  }
+  for (int threads : {2, 8}) {
+    for (int round = 0; round < 10; round++) {
+      std::vector<RunResult> results(threads);
+      std::vector<std::thread> pool;
+      for (int i = 0; i < threads; i++)
+        pool.emplace_back([&, i] { results[i] = run(jobs[i % 2], (dir_ / ("out" + std::to_string(i) + ".json")).string()); });
+      for (std::thread& t : pool) t.join();
+      for (int i = 0; i < threads; i++) {
+        ASSERT_EQ(results[i].exit, 0) << threads << " threads, round " << round;
+        EXPECT_EQ(ReadFile((dir_ / ("out" + std::to_string(i) + ".json")).string()), want[i % 2])
+            << threads << " threads, round " << round << ", merge " << i;
+      }
+    }
   }
   for (auto& e : fs::directory_iterator(dir_)) EXPECT_NE(e.path().filename().string().rfind(".tracemerge", 0), 0u) << e.path();
 }

@@ -238,6 +238,48 @@ print(json.dumps({{"code": code, "stages": stages, "interrupted": interrupted, "
         self.assertTrue(got["interrupted"])
         self.assertEqual(got["files"], [], "no output, no temporary file")
 
+    def test_every_stage_is_reported_and_cancels_at_every_thread_count(self):
+        # read, parse, plan and write are each reported at 1, 2 and 8 threads; False at any of
+        # them — its first report or its last — or an exception there ends the merge: CANCELLED (or
+        # the exception), no output, no temporary file, no warning about the files.
+        work = self.tmp / "stages"
+        work.mkdir()
+        got = json.loads(self.py(f"""
+import json, os, collections
+import tracemerge
+out = {{"seen": {{}}, "cancel": []}}
+for threads in (1, 2, 8):
+    seen = collections.Counter()
+    tracemerge.merge({str(MERGE_TRACES)!r}, output="all.json", threads=threads,
+                     progress=lambda s, d, t: seen.update([s]))
+    os.remove("all.json")
+    out["seen"][threads] = sorted(seen)
+    for stage in ("read", "parse", "plan", "write"):
+        for when in ("first", "last", "raise"):
+            calls = collections.Counter()
+            def stop(s, d, t):
+                calls[s] += 1
+                if s != stage:
+                    return True
+                if when == "raise":
+                    raise RuntimeError("stop")
+                return not (when == "first" or d == t)
+            try:
+                tracemerge.merge({str(MERGE_TRACES)!r}, output="c.json", threads=threads, progress=stop)
+                result = "merged"
+            except tracemerge.TraceMergeError as e:
+                result = e.code
+            except RuntimeError:
+                result = "raised"
+            out["cancel"].append([threads, stage, when, result, sorted(os.listdir("."))])
+print(json.dumps(out))
+""", cwd=work))
+        for threads, seen in got["seen"].items():
+            self.assertEqual(seen, ["parse", "plan", "read", "write"], f"{threads} threads")
+        for threads, stage, when, result, files in got["cancel"]:
+            self.assertEqual(result, "raised" if when == "raise" else "CANCELLED", f"{threads} threads, {stage} {when}")
+            self.assertEqual(files, [], f"{threads} threads, {stage} {when}: no output, no temporary file")
+
     def test_merge_scan_errors_progress_threads_and_the_gil(self):
         out = self.py(f"""
 import json, threading, time
