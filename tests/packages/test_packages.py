@@ -346,9 +346,28 @@ print(json.dumps({{"small": [n for n, _, _ in small.files], "small_options": sma
         self.assertEqual(len(got["small"]), len(list(self.job.rglob("*.json"))), "small: the files themselves go into the page")
         self.assertEqual(got["small_options"]["unit"], "step")
         self.assertEqual(len(got["big"]), 1, "big: only the merged window")
-        self.assertRegex(got["big"][0], r"^\d+_merged_timeline\.json$")
+        self.assertRegex(got["big"][0], r"^\d+_merged_timeline\.json\.gz$", "the window, gzipped")
         self.assertNotIn("unit", got["big_options"], "the window is applied already")
         self.assertGreater(got["html"], 500000, "the page, whole")
+
+    def test_show_never_makes_a_cell_over_cell_mb(self):
+        # Cell sizes measured (what Jupyter gets: _repr_html_()): the files, then the merged window
+        # gzipped, each within cell_mb; below what the window needs, the job's scan and a window
+        # to ask for — a cell of a few kB, never the page with more than fits.
+        got = json.loads(self.py(f"""
+import json, tracemerge
+job = {str(self.job)!r}
+out = []
+for cell_mb in (48, 1.3, 1.2):
+    v = tracemerge.show(job, unit="step", start=2, end=29, cell_mb=cell_mb)
+    out.append([cell_mb, type(v).__name__, len(v._repr_html_()), str(v)[:400] if type(v).__name__ == "ScanView" else ""])
+print(json.dumps(out))
+"""))
+        for cell_mb, kind, size, text in got:
+            self.assertLessEqual(size, cell_mb * 1e6, f"cell_mb={cell_mb}: a {size}-byte cell ({kind})")
+        self.assertEqual([k for _, k, _, _ in got], ["TraceMergeView", "TraceMergeView", "ScanView"])
+        self.assertIn("Ask for a smaller window, e.g. show(..., unit='step', start=2, end=", got[2][3])
+        self.assertIn("step", got[2][3])
 
     def test_python_dash_m_is_the_cli(self):
         r = subprocess.run([str(self.python), "-m", "tracemerge", "--version"], capture_output=True)

@@ -32,7 +32,7 @@ Progress = Callable[[str, int, int], Optional[bool]]
 
 from . import _native
 
-__all__ = ["merge", "scan", "show", "MergedTimeline", "MergeUnit", "smdebug_node_id", "Report", "TraceMergeError",
+__all__ = ["merge", "scan", "show", "ScanView", "MergedTimeline", "MergeUnit", "smdebug_node_id", "Report", "TraceMergeError",
            "TraceMergeFileNotFoundError", "TraceMergePermissionError", "__version__"]
 
 __version__ = _native.version()
@@ -294,6 +294,40 @@ class MergedTimeline:
 
 # ---- the notebook ---------------------------------------------------------------------------
 SHOW_MERGE_MB = 32  # beyond this, show() merges in the kernel and embeds only the merged window
+SHOW_CELL_MB = 48   # no cell show() returns is larger: the page (~1.3 MB) and its data, base64
+
+
+class ScanView:
+    """What show() returns when even the merged window, gzipped, would not fit in a cell: the
+    job as the scan describes it (span, steps, clock check, who waits) and how to ask for a
+    window that fits. Jupyter displays it as text; str() is the same."""
+
+    def __init__(self, report: Report, cell_bytes: int, cell_mb: float, options: dict):
+        self.report, self.cell_bytes, self.cell_mb, self.options = report, cell_bytes, cell_mb, options
+
+    def advice(self) -> str:
+        steps = [s[0] for s in (self.report.get("job") or {}).get("steps", [])]
+        if str(self.options.get("unit", "time")) == "step":  # (the window's steps: its end step excluded)
+            lo, hi = self.options.get("start"), self.options.get("end")
+            steps = [n for n in steps if (lo is None or n >= int(lo)) and (hi is None or n < int(hi))]
+        window = ", ".join(f"{k}={v!r}" for k, v in self.options.items() if k in ("start", "end", "unit"))
+        text = (f"The page with the merged trace{' of ' + window if window else ''}, gzipped, would be a "
+                f"{self.cell_bytes / 1e6:.1f} MB cell: more than show() makes (cell_mb={self.cell_mb:g}). "
+                "Ask for a smaller window")
+        if len(steps) >= 2:  # (steps take about the same room each)
+            fit = int(len(steps) * self.cell_mb / (self.cell_bytes / 1e6) * 0.8)
+            if fit >= 1:
+                text += (f", e.g. show(..., unit='step', start={steps[0]}, end={steps[min(fit, len(steps) - 1)]}) "
+                         f"(the window has steps {steps[0]}–{steps[-1]}; about {fit} fit)")
+        return text + ", or open the job in the web page or with the CLI."
+
+    def __str__(self) -> str:
+        return self.advice() + "\n\n" + self.report.summary
+
+    def _repr_html_(self) -> str:
+        import html as _html
+        return (f"<div><p><b>tracemerge</b>: {_html.escape(self.advice())}</p>"
+                f"<pre style=\"white-space:pre-wrap\">{_html.escape(self.report.summary)}</pre></div>")
 
 
 def _helper():
@@ -307,25 +341,30 @@ def _helper():
 
 
 def show(path_or_files: Any, *, page: Optional[PathLike] = None, height: int = 820, merge_mb: float = SHOW_MERGE_MB,
-         **options: Any) -> Any:
-    """The page in a notebook cell with these files merged. Up to merge_mb MB of input the
-    files themselves go into the page (it merges them); beyond, the core merges them here,
-    with the options' window, and the page gets the merged window only — never hundreds of MB
-    of base64 in the notebook."""
+         cell_mb: float = SHOW_CELL_MB, **options: Any) -> Any:
+    """The page in a notebook cell with these files merged — never a cell over cell_mb MB. Up to
+    merge_mb MB of input the files themselves go into the page (it merges them); beyond, the
+    core merges them here, with the options' window, and the page gets that window, gzipped;
+    when even that would not fit, a ScanView: the job described (steps, clock check, who waits)
+    and a window to ask for."""
     nb = _helper()
     if page is None and (pathlib.Path(__file__).parent / "tracemerge.html").is_file():
         page = pathlib.Path(__file__).parent / "tracemerge.html"
+    cell = cell_mb * 1e6
+    room = cell - nb.find_page(page).stat().st_size * 1.1  # for the data, base64 (4 bytes per 3); the page escaped
     paths = [path_or_files] if isinstance(path_or_files, (str, os.PathLike)) else path_or_files
     if isinstance(paths, (list, tuple)) and all(isinstance(p, (str, os.PathLike)) for p in paths):
         total = 0
         for p in paths:
             p = pathlib.Path(p).expanduser()
             total += sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.is_dir() else p.stat().st_size
-        if total > merge_mb * 1e6:
+        if total > merge_mb * 1e6 or total * 4 / 3 > room:
+            window = {k: options.pop(k) for k in ("start", "end", "unit", "only", "offsets", "align", "group")
+                      if k in options}
             with tempfile.TemporaryDirectory() as tmp:
-                window = {k: options.pop(k) for k in ("start", "end", "unit", "only", "offsets", "align", "group")
-                          if k in options}
-                r = merge(paths, output_dir=tmp, **window)
+                r = merge(paths, output_dir=tmp, gzip=True, **window)
                 data = pathlib.Path(r.output).read_bytes()
-            return nb.show({os.path.basename(r.output): data}, page=page, height=height, **options)
+            view = nb.show({os.path.basename(r.output): data}, page=page, height=height, **options)
+            size = len(view._repr_html_())
+            return view if size <= cell else ScanView(scan(paths, **window), size, cell_mb, window)
     return nb.show(path_or_files, page=page, height=height, **options)
