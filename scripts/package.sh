@@ -104,7 +104,8 @@ python3 scripts/sdist.py "$version"
 # ---- the npm package -----------------------------------------------------------------------
 npm_dir=build/package/npm
 mkdir -p "$npm_dir"
-cp build/wasm/*.mjs build/wasm/tracemerge.d.ts LICENSE NOTICE "$npm_dir/"
+cp build/wasm/*.mjs build/wasm/tracemerge.d.ts wasm/tracemerge-client.d.ts wasm/protocol.d.ts \
+  wasm/tracemerge-worker.d.ts wasm/tracemerge-helper.d.ts LICENSE NOTICE "$npm_dir/"
 cat > "$npm_dir/package.json" <<EOF
 {
   "name": "tracemerge",
@@ -115,10 +116,10 @@ cat > "$npm_dir/package.json" <<EOF
   "types": "./tracemerge.d.ts",
   "exports": {
     ".": { "types": "./tracemerge.d.ts", "default": "./tracemerge.mjs" },
-    "./client": "./tracemerge-client.mjs",
-    "./worker": "./tracemerge-worker.mjs",
-    "./helper": "./tracemerge-helper.mjs",
-    "./protocol": "./protocol.mjs",
+    "./client": { "types": "./tracemerge-client.d.ts", "default": "./tracemerge-client.mjs" },
+    "./worker": { "types": "./tracemerge-worker.d.ts", "default": "./tracemerge-worker.mjs" },
+    "./helper": { "types": "./tracemerge-helper.d.ts", "default": "./tracemerge-helper.mjs" },
+    "./protocol": { "types": "./protocol.d.ts", "default": "./protocol.mjs" },
     "./package.json": "./package.json"
   },
   "bin": { "tracemerge-wasm": "./tracemerge-cli.mjs" },

@@ -70,6 +70,45 @@ function writeSome(fd, bytes, off) {
   }
 }
 
+// Ctrl-C (or SIGTERM) cancels the merge, as the native CLI's: between files while reading, or
+// once the core returns — nothing written, the temporary file removed, exit 130. A second one
+// ends the process at once (the temporary file still removed).
+let interrupted = false;
+let temporary = '';  // the output being written, until renamed
+const removeTemporary = () => {
+  if (temporary) fs.rmSync(temporary, { force: true });
+  temporary = '';
+};
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    if (interrupted) {
+      removeTemporary();
+      process.exit(130);
+    }
+    interrupted = true;
+  });
+}
+process.on('exit', removeTemporary);
+const INTERRUPTED = 130;
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+const sayInterrupted = () => {
+  removeTemporary();
+  process.stderr.write('tracemerge: interrupted; nothing written\n');
+  return INTERRUPTED;
+};
+
+// A file of ours created afresh ('wx': never another's opened); a temporary file of this name
+// left by a process that died (its pid reused) is removed first.
+function createNew(path) {
+  try {
+    return fs.openSync(path, 'wx');
+  } catch (e) {
+    if (e.code !== 'EEXIST') throw e;
+    fs.rmSync(path, { force: true });
+    return fs.openSync(path, 'wx');
+  }
+}
+
 async function main(argv) {
   const core = await loadCore();
   const start = JSON.parse(core.cliStart(argv));
@@ -89,7 +128,8 @@ async function main(argv) {
   // Helper instances (Workers) parse sources beside this one: --threads N
   // asks for N - 1, the default one per core beyond this one.
   const cores = os.availableParallelism?.() ?? os.cpus().length;
-  const merger = await createMerger(argv, { core, helper: Math.max(0, (args.threads || cores) - 1) });
+  const merger = await createMerger(argv, { core, helper: Math.max(0, (args.threads || cores) - 1),
+    onProgress: () => !interrupted });
   const t0 = performance.now();
   try {
     for (const input of inputs) {
@@ -102,8 +142,15 @@ async function main(argv) {
       const size = fs.statSync(input.disk).size;
       await merger.addSource(input.name, { path: input.disk, size },
         { sizeHint: fileSizeHint(core, input.disk, size), inFolder: !!input.inFolder });
+      await turn();  // (a signal's handler runs on a turn of the event loop, not between microtasks)
+      if (interrupted) break;
     }
     await merger.settle();
+    await new Promise((resolve) => setTimeout(resolve, 0));  // (a whole turn: the signals' poll runs before timers)
+    if (interrupted) {
+      merger.delete();
+      return sayInterrupted();
+    }
   } catch (e) {
     merger.delete();  // the helpers stop: a fatal error ends the process, never a wait
     throw e;
@@ -137,7 +184,8 @@ async function main(argv) {
   const plan = JSON.parse(core.planOutput(argv, firstIsDir, target, process.pid));
   let fd;
   try {
-    fd = plan.toStdout ? 1 : fs.openSync(plan.tmp, 'w');
+    fd = plan.toStdout ? 1 : plan.inPlace ? fs.openSync(plan.tmp, 'w') : createNew(plan.tmp);
+    if (!plan.toStdout && !plan.inPlace) temporary = plan.tmp;
   } catch (e) {
     process.stderr.write(core.cliError(`cannot write in ${plan.dir}: ${e.message}`));
     return 1;
@@ -165,6 +213,7 @@ async function main(argv) {
                          `wasm-heap-bytes ${merger.heapPeak}\n`);
   }
   const renamed = !plan.toStdout && !plan.inPlace;
+  if (interrupted) return sayInterrupted();
   if (result.fatal || writeFailed) {
     if (renamed) fs.rmSync(plan.tmp, { force: true });
     return finish(result, writeFailed);
@@ -176,6 +225,7 @@ async function main(argv) {
       // the new one's blocks before the rename returns (auto_da_alloc).
       if (targetKind(finalName) === 1) fs.rmSync(finalName);
       fs.renameSync(plan.tmp, finalName);
+      temporary = '';
     } catch (e) {
       process.stderr.write(core.cliError(`cannot create ${finalName}: ${e.message}`));
       fs.rmSync(plan.tmp, { force: true });

@@ -550,6 +550,61 @@ class Npm(unittest.TestCase):
             self.assertEqual((tmp / "out.json").read_bytes(), cli(*[f.name for f in inputs], "-o", "-", cwd=tmp).stdout)
             r = subprocess.run(["npx", "--offline", "tracemerge-wasm", "--version"], cwd=tmp, capture_output=True)
             self.assertEqual(r.stdout.decode().strip(), f"tracemerge {VERSION}")
+            expected = cli(*[f.name for f in inputs], "-o", "-", cwd=tmp).stdout
+            # Types for everything exported: each subpath's runtime exports are declared ...
+            check = """
+import fs from 'node:fs';
+const missing = [];
+const kinds = ['function', 'class', 'const', 'type', 'interface'];
+const declared = (w, name) => w.some((x, i) => x === name && kinds.includes(w[i - 1]) &&
+  (w[i - 2] === 'export' || (w[i - 2] === 'declare' && w[i - 3] === 'export')));
+for (const [sub, dts] of [['tracemerge', 'tracemerge.d.ts'], ['tracemerge/client', 'tracemerge-client.d.ts'],
+                          ['tracemerge/protocol', 'protocol.d.ts']]) {
+  const text = fs.readFileSync('node_modules/tracemerge/' + dts, 'utf8');
+  for (const name of Object.keys(await import(sub)))
+    if (!declared(text.split(/[^A-Za-z0-9_$]+/), name))
+      missing.push(sub + ': ' + name);
+}
+console.log(JSON.stringify(missing));
+"""
+            (tmp / "check.mjs").write_text(check)
+            r = subprocess.run(["node", "check.mjs"], cwd=tmp, capture_output=True)
+            self.assertEqual(r.returncode, 0, r.stderr.decode())
+            self.assertEqual(json.loads(r.stdout), [], "runtime exports without a declaration")
+            # ... and a strict TypeScript project that uses them compiles.
+            (tmp / "tsconfig.json").write_text(json.dumps({"compilerOptions": {
+                "strict": True, "noEmit": True, "module": "nodenext", "moduleResolution": "nodenext",
+                "target": "es2022", "lib": ["es2022", "dom"], "types": []}, "files": ["use.ts"]}))
+            (tmp / "use.ts").write_text("""
+import { mergeFiles, createMerger, TraceMergeError, type Report } from 'tracemerge';
+import { MergeClient } from 'tracemerge/client';
+import { MSG, boundWorker } from 'tracemerge/protocol';
+import 'tracemerge/worker';
+export async function use(files: File[]): Promise<number> {
+  const client = new MergeClient({ cancelAnswerMs: 1000 });
+  const { report } = await mergeFiles(files, { unit: 'step', start: 2, end: 4, align: 'clocks' });
+  const r: Report = report;
+  const held: number[] = r.waits?.steps[0]?.held_by ?? [];
+  const m = await createMerger({ gzip: true }, { helper: false });
+  m.delete();
+  client.terminate();
+  try { await client.merge(files); } catch (e) { if (e instanceof TraceMergeError) return e.offset; }
+  return r.events + held.length + (MSG.MERGE === 'merge' ? 1 : 0) + (typeof boundWorker === 'function' ? 1 : 0);
+}
+""")
+            tsc = ROOT / "node_modules" / ".bin" / "tsc"
+            if tsc.exists():
+                r = subprocess.run([str(tsc), "-p", "."], cwd=tmp, capture_output=True)
+                self.assertEqual(r.returncode, 0, r.stdout.decode() + r.stderr.decode())
+            # A bundled build (esbuild) of the README's example runs and writes the CLI's bytes.
+            esbuild = ROOT / "node_modules" / ".bin" / "esbuild"
+            r = subprocess.run([str(esbuild), "example.mjs", "--bundle", "--platform=node", "--format=esm",
+                                "--outfile=bundle/app.mjs", "--log-level=warning"], cwd=tmp, capture_output=True)
+            self.assertEqual(r.returncode, 0, r.stderr.decode())
+            r = subprocess.run(["node", "bundle/app.mjs", "bundled.json", *[f.name for f in inputs]], cwd=tmp,
+                               capture_output=True, timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr.decode())
+            self.assertEqual((tmp / "bundled.json").read_bytes(), expected)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 

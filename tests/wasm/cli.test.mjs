@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { CORPUS, GOLDEN, NATIVE_CLI, NODE_CLI, cliCommand, concat, goldenCases, readTree, run, tmpDir } from './helpers.mjs';
 
 for (const c of goldenCases()) {
@@ -207,6 +207,42 @@ test('ranks merged into one file: a source per rank, wasm (helpers, store) = nat
     const wasm = run(NODE_CLI, [job, '-o', '-', '--quiet', ...extra]);
     assert.equal(wasm.status, 0, wasm.stderr.toString());
     assert.ok(wasm.stdout.equals(native.stdout), `${extra.join(' ')}: outputs differ`);
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+// Ctrl-C ends the Node CLI as it does the native one: exit 130, no output, no temporary file.
+// The second input is a FIFO: the CLI has reached it when our open for writing returns (were it
+// never to, a reader of ours lets the open end). (With helpers the FIFO may be read by the size
+// sniff and a helper both, so whose read the signal meets is not one event: --threads 1 only.)
+test('Ctrl-C cancels the Node CLI: exit 130, nothing written, no temporary file', async () => {
+  const dir = tmpDir('sigint');
+  const a = path.join(dir, 'a.json');
+  fs.writeFileSync(a, '[{"ph":"X","name":"x","pid":1,"tid":1,"ts":10,"dur":5}]');
+  for (const threads of ['1']) {
+    const fifo = path.join(dir, `b${threads}.json`);
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    const out = path.join(dir, `out${threads}.json`);
+    const child = spawn(process.execPath, [NODE_CLI, a, fifo, '-o', out, '--quiet', '--threads', threads]);
+    let stderr = '';
+    child.stderr.on('data', (d) => { stderr += d; });
+    const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    let timer;
+    const reached = await Promise.race([
+      fs.promises.open(fifo, 'w').then((h) => h),
+      new Promise((resolve) => { timer = setTimeout(() => resolve(null), 30000); }),
+    ]);
+    clearTimeout(timer);
+    if (!reached) fs.closeSync(fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK));  // (frees our open)
+    assert.ok(reached, `--threads ${threads}: the CLI never read the FIFO`);
+    child.kill('SIGINT');
+    await reached.write('[');
+    await reached.close();
+    const { code, signal } = await exited;
+    assert.deepEqual({ code, signal }, { code: 130, signal: null }, `--threads ${threads}: ${stderr}`);
+    assert.match(stderr, /interrupted; nothing written/);
+    assert.ok(!fs.existsSync(out), 'no output');
+    assert.deepEqual(fs.readdirSync(dir).filter((f) => f.startsWith('.tracemerge')), [], 'no temporary file');
   }
   fs.rmSync(dir, { recursive: true, force: true });
 });

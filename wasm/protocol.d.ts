@@ -1,0 +1,8 @@
+// Types of tracemerge/protocol: the messages between a MergeClient and its worker.
+export declare const MSG: Readonly<{ MERGE: 'merge'; CANCEL: 'cancel'; PROGRESS: 'progress'; DONE: 'done'; ERROR: 'error' }>;
+/** How often (ms) a worker sends progress. */
+export declare const PROGRESS_INTERVAL_MS: number;
+/** An error as the protocol carries it. */
+export declare function errorData(e: unknown): { code: string; message: string; file: string; offset: number; bytesRead: number };
+/** A module Worker bound by the page's own Content-Security-Policy (a blob: wrapper that imports url). */
+export declare function boundWorker(url: URL | string): Worker;

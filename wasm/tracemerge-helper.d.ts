@@ -1,0 +1,2 @@
+// tracemerge/helper: a helper Worker entry module (no exports); the merge starts helpers itself.
+export {};

@@ -1,0 +1,2 @@
+// tracemerge/worker: a Worker entry module (no exports); MergeClient starts it.
+export {};
