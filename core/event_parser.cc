@@ -119,6 +119,7 @@ const char* ConversionText(unsigned bit) {
     case kArgsType: return "args that are not objects written as {\"value\": …}: Perfetto ignores them";
     case kFlowFlag: return "flow_in/flow_out values that are not booleans written as booleans (or left out): Perfetto ignores them";
     case kSurrogate: return "\\uD800–\\uDFFF escapes written as UTF-8 (U+FFFD when unpaired): Perfetto refuses the whole trace over them";
+    case kBadUtf8: return "events whose strings hold bytes that are not UTF-8, written with U+FFFD for those bytes: a JSON reader refuses the whole trace over them";
     case kNumberString: return "counter values and sort_index values written as numeric strings (\"5.47\") written as numbers: Perfetto's importer fails the event over them";
   }
   return "";
@@ -140,6 +141,7 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
     ids = &scratch_ids_;
   }
   Reader r{data, data, data + len, out, max_string_, std::min(max_depth_, kMaxNesting), {}, 0};
+  r.repair_utf8 = true;  // (an event's text that is not UTF-8 is written as U+FFFD, not the event dropped)
   const size_t start = out->size();
   size_t ph_at = 0;  // where the template has ph's letter
   number_strings_.clear();
@@ -317,6 +319,13 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
   if (r.surrogate) {
     FixSurrogates(out, start);
     f->converted |= kSurrogate;
+  }
+  if (r.bad_utf8) {  // (rare: the event's template rewritten whole)
+    bool changed = false;
+    const std::string valid = WithValidUtf8(out->view().substr(start), &changed);
+    out->truncate(start);
+    out->append(valid);
+    f->converted |= kBadUtf8;
   }
   if (consumed) *consumed = static_cast<size_t>(r.p - data);
   return true;

@@ -54,7 +54,8 @@ enum Conversion : unsigned {
   kFlowFlag = 32,     // flow_in/flow_out not a boolean (ignored) → true/false, or left out
   kSurrogate = 64,    // \uD800–\uDFFF escapes (Perfetto refuses the whole trace) → UTF-8 (U+FFFD when lone)
   kNumberString = 128,  // a counter's value or a sort_index as a numeric string (the event fails) → the number
-  kConversions = 8,   // (how many there are)
+  kBadUtf8 = 256,     // bytes that are not UTF-8 in a string (the reader fails the whole trace) → U+FFFD
+  kConversions = 9,   // (how many there are)
 };
 // "legacy async events (S/T/p/F) written as b/n/n/e", … — for a bit of Conversion.
 const char* ConversionText(unsigned bit);

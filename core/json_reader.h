@@ -72,6 +72,8 @@ struct Reader {
   size_t error_at = 0;
   bool too_long = false;
   bool surrogate = false;  // a \uD800–\uDFFF escape was read (Perfetto refuses those: see FixSurrogates)
+  bool repair_utf8 = false;  // invalid UTF-8 in a string is kept (and said in bad_utf8), not an error
+  bool bad_utf8 = false;     // such a string was read: the caller writes it as valid (WithValidUtf8)
 
   bool Fail(const char* what) {
     error = what;
@@ -146,7 +148,10 @@ struct Reader {
       too_long = true;
       return {};
     }
-    if (high && !simdjson::validate_utf8(p + 1, len)) return Fail("string is not valid UTF-8"), std::string_view();
+    if (high && !simdjson::validate_utf8(p + 1, len)) {
+      if (!repair_utf8) return Fail("string is not valid UTF-8"), std::string_view();
+      bad_utf8 = true;
+    }
     const std::string_view tok(p, len + 2);
     p = q + 1;
     return tok;

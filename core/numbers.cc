@@ -265,4 +265,35 @@ bool NaturalLess(std::string_view a, std::string_view b) {
   return a.size() - i < b.size() - j;
 }
 
+size_t Utf8SequenceLength(std::string_view s, size_t i) {
+  const auto at = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const unsigned char c = at(0);
+  if (c < 0x80) return 1;
+  const size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; k++)
+    if ((at(k) & 0xC0) != 0x80) return 0;
+  if (n == 3 && ((c == 0xE0 && at(1) < 0xA0) || (c == 0xED && at(1) >= 0xA0))) return 0;  // overlong, surrogate
+  if (n == 4 && ((c == 0xF0 && at(1) < 0x90) || (c == 0xF4 && at(1) >= 0x90))) return 0;  // overlong, > U+10FFFF
+  return n;
+}
+
+std::string WithValidUtf8(std::string_view s, bool* changed) {
+  *changed = false;
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = Utf8SequenceLength(s, i);
+    if (n) {
+      out.append(s.substr(i, n));
+      i += n;
+    } else {
+      out += "\xEF\xBF\xBD";
+      *changed = true;
+      i++;
+    }
+  }
+  return out;
+}
+
 }  // namespace tracemerge

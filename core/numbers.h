@@ -69,4 +69,11 @@ std::string_view Trim(std::string_view s);
 //   NaturalLess("host2", "host10") → true        NaturalLess("rank 10", "rank 9") → false
 bool NaturalLess(std::string_view a, std::string_view b);
 
+// The length of the valid UTF-8 sequence that starts at s[i] (1–4), or 0 when none does there
+// (a stray continuation byte, an overlong form, a surrogate, beyond U+10FFFF, cut short).
+size_t Utf8SequenceLength(std::string_view s, size_t i);
+// s with each byte that starts no valid UTF-8 sequence written as U+FFFD; *changed when any was.
+//   "a\xffb" → "a\xef\xbf\xbdb"
+std::string WithValidUtf8(std::string_view s, bool* changed);
+
 }  // namespace tracemerge

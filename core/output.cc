@@ -82,24 +82,11 @@ std::string JsonEscape(std::string_view s) {
       out += "\\u007f";
     } else if (c < 0x80) {
       out.push_back(static_cast<char>(c));
+    } else if (const size_t n = Utf8SequenceLength(s, i)) {
+      out.append(s.substr(i, n));
+      i += n - 1;
     } else {
-      size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
-      bool ok = n > 0 && i + n <= s.size();
-      for (size_t k = 1; ok && k < n; k++) ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-      if (ok && n == 3) {
-        unsigned char c1 = s[i + 1];
-        ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);
-      }
-      if (ok && n == 4) {
-        unsigned char c1 = s[i + 1];
-        ok = !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
-      }
-      if (ok) {
-        out.append(s.substr(i, n));
-        i += n - 1;
-      } else {
-        out += "\xEF\xBF\xBD";
-      }
+      out += "\xEF\xBF\xBD";
     }
   }
   return out;

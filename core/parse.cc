@@ -177,14 +177,16 @@ void SourceParser::Add(Span sp, const EventFields& f, size_t mark) {
     case Header::kNo: break;
   }
   const uint32_t proc = ProcIndex(Unquote(f.pid));
-  // A track's name, as event text: no surrogate escape reaches the output (Perfetto refuses them).
+  // A track's name, as event text: no surrogate escape and no byte that is not UTF-8 reaches the
+  // output (Perfetto refuses them).
   auto name = [&](std::string_view text) {
-    bool changed = false;
-    std::string out = WithoutSurrogateEscapes(text, &changed);
+    bool changed = false, bad = false;
+    std::string out = WithValidUtf8(WithoutSurrogateEscapes(text, &changed), &bad);
     if (changed && converted_[6].first++ == 0) converted_[6].second = sp.offset;  // (kSurrogate = 1 << 6)
+    if (bad && converted_[8].first++ == 0) converted_[8].second = sp.offset;      // (kBadUtf8 = 1 << 8)
     return out;
   };
-  static_assert(kSurrogate == 1u << 6, "the bit counted for names");
+  static_assert(kSurrogate == 1u << 6 && kBadUtf8 == 1u << 8, "the bits counted for names");
   if (ph == 'M' && f.name == "process_name") {
     s_.procs[proc].name = name(f.arg_name);
     r.metadata_merged++;

@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "numbers.h"
 #include "simdjson.h"
 #include "test_util.h"
 
@@ -101,13 +102,25 @@ TEST(Damage, NumbersOutOfRangeAndWrongTypes) {
   }
 }
 
-TEST(Damage, InvalidUtf8IsDroppedWithItsOffset) {
-  std::string s = "[{\"ph\":\"i\",\"name\":\"ok\",\"ts\":1},{\"ph\":\"i\",\"name\":\"\xc3\x28\",\"ts\":2}]";
+// Bytes that are not UTF-8 in an event's strings (keys, values, names) cost only themselves: the
+// event is kept with U+FFFD for them, said once with the first event's offset; a process name
+// too. The output is valid UTF-8 (a JSON reader would refuse the whole trace).
+TEST(Damage, InvalidUtf8IsWrittenAsReplacementWithItsOffset) {
+  std::string s = "[{\"ph\":\"i\",\"name\":\"ok\",\"ts\":1},{\"ph\":\"i\",\"name\":\"\xc3\x28\",\"ts\":2,"
+                  "\"args\":{\"k\xff\":\"\xed\xa0\x80\"}},{\"ph\":\"M\",\"name\":\"process_name\",\"args\":{\"name\":\"p\xfe\"}}]";
   CheckDamaged("invalid utf-8", s);
   MergeResult r = MergeInputs({{"u.json", s}}, {});
-  bool found = false;
-  for (auto& d : r.report.warnings) found |= d.code == Code::kBadJson && d.offset == 48;  // the bad string
-  EXPECT_TRUE(found) << r.report.Summary();
+  ASSERT_FALSE(r.report.fatal);
+  EXPECT_EQ(r.report.sources[0].events_kept, 2u);
+  EXPECT_EQ(r.report.sources[0].events_dropped, 0u);
+  bool noted = false;
+  for (auto& d : r.report.warnings) noted |= d.code == Code::kNote && d.offset == 31 && d.message.find("not UTF-8") != std::string::npos;
+  EXPECT_TRUE(noted) << r.report.Summary();
+  bool changed = false;
+  EXPECT_EQ(WithValidUtf8(r.output, &changed), r.output) << "the output is valid UTF-8";
+  EXPECT_NE(r.output.find("\"name\":\"\xEF\xBF\xBD(\""), std::string::npos);
+  EXPECT_NE(r.output.find("\"k\xEF\xBF\xBD\":\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\""), std::string::npos) << "a surrogate's bytes too";
+  EXPECT_NE(r.output.find("p\xEF\xBF\xBD"), std::string::npos) << "the process name";
 }
 
 TEST(Damage, InflateLimitStopsAGzipBombOfGigabytes) {
