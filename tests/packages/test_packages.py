@@ -129,6 +129,39 @@ print(json.dumps([a, b, smdebug_node_id()]))
         self.assertTrue(names)
         self.assertTrue(all("pythontimeline" in n for n in names), names)
 
+    def test_every_fatal_error_ends_within_seconds_and_leaves_nothing(self):
+        # Issue 41: every entry point ends. Each fatal error class, with the parse on two threads,
+        # raises within seconds with its code, and no output or temporary file is left.
+        work = self.tmp / "fatal"
+        work.mkdir()
+        (work / "notes").mkdir()
+        (work / "notes" / "hello.json").write_text('{"hello": "world"}')
+        got = json.loads(self.py(f"""
+import json, os, time, tracemerge
+job = {str(self.job)!r}
+cases = [("UNKNOWN_STEP", dict(paths=job, unit="step", start=1, end=99999)),
+         ("NOT_A_TRACE", dict(paths="notes")),
+         ("USAGE", dict(paths=job, unit="week")),
+         ("USAGE", dict(paths=job, offsets={{"no-such-file.json": 5}})),
+         ("IO", dict(paths=job, output="missing/folder/out.json")),
+         ("IO", dict(paths="no/such/input")),
+         ("CANCELLED", dict(paths=job, progress=lambda s, d, t: s != "plan"))]
+out = []
+for code, kw in cases:
+    t0 = time.monotonic()
+    try:
+        tracemerge.merge(kw.pop("paths"), **{{"output": "out.json", "threads": 2, **kw}})
+        got = "merged"
+    except tracemerge.TraceMergeError as e:
+        got = e.code
+    out.append([code, got, time.monotonic() - t0, sorted(os.listdir("."))])
+print(json.dumps(out))
+""", cwd=work))
+        for code, got, seconds, files in got:
+            self.assertEqual(got, code)
+            self.assertLess(seconds, 10, code)
+            self.assertEqual(files, ["notes"], f"{code}: no output, no temporary file")
+
     def test_errors_a_python_user_can_catch(self):
         # A missing input is a FileNotFoundError, an unwritable output a PermissionError (both
         # TraceMergeError with the path); an --offset that names no file an error naming it; notes

@@ -40,6 +40,30 @@ test('structured errors and cancel with a fresh worker afterwards', async () => 
   client.terminate();
 });
 
+// Issue 41: every entry point ends. Each fatal error class, through the page's path (a worker,
+// its helper parsing beside it), rejects within seconds with its code, and the next merge works.
+test('every fatal error through the worker, helpers running, rejects within seconds; the next merge works', { timeout: 120000 }, async () => {
+  const client = new MergeClient();
+  const job = readTree(MERGE_TRACES);
+  const notATrace = [{ name: 'job/notes.json', data: new TextEncoder().encode('{"hello": "world"}'), inFolder: true }];
+  const cases = [
+    ['UNKNOWN_STEP', job, { unit: 'step', start: 1, end: 99999 }],
+    ['NOT_A_TRACE', notATrace, {}],
+    ['USAGE', job, { unit: 'week' }],
+    ['USAGE', job, { offsets: { 'no-such-file.json': 5 } }],
+  ];
+  for (const [code, files, options] of cases) {
+    let timer;
+    const deadline = new Promise((resolve) => { timer = setTimeout(() => resolve('no answer in 10 s'), 10000); });
+    const outcome = await Promise.race([client.merge(files, options).then(() => 'merged', (e) => e.code), deadline]);
+    clearTimeout(timer);
+    assert.equal(outcome, code, JSON.stringify(options));
+  }
+  const { result } = await client.merge(job, {});
+  assert.equal(result.eventsWritten, 706, 'the worker still merges');
+  client.terminate();
+});
+
 test('a worker that dies mid-merge rejects with ABORT and is replaced', async () => {
   const { Worker } = await import('node:worker_threads');
   let made = 0;
