@@ -35,7 +35,15 @@ bool PathMatches(std::string_view path, std::string_view pattern) {
          path[path.size() - pattern.size() - 1] == '/';
 }
 
-void ApplyClocks(Job& job, const std::vector<std::pair<std::string, int64_t>>& offsets_us) {
+std::optional<Diagnostic> ApplyClocks(Job& job, const std::vector<std::pair<std::string, int64_t>>& offsets_us) {
+  std::optional<Diagnostic> unnamed;  // (the clocks are applied all the same: the report describes the job)
+  for (auto& [pattern, us] : offsets_us) {  // (any source, included or not: a file filtered out is no typo)
+    const bool named = std::any_of(job.sources.begin(), job.sources.end(),
+                                   [&, &pattern = pattern](const ParsedSource& s) { return PathMatches(s.path, pattern); });
+    if (!named && !unnamed)
+      unnamed = Diagnostic{Code::kUsage, pattern, 0, "--offset " + pattern + "=" + std::to_string(us) +
+                                                         ": it names no input file (give a file's name, its path or a folder)"};
+  }
   ForEach(job.sources.size(), job.threads, [&](size_t i) {
     ParsedSource& s = job.sources[i];
     if (!s.report.included) return;
@@ -63,6 +71,7 @@ void ApplyClocks(Job& job, const std::vector<std::pair<std::string, int64_t>>& o
                                  std::to_string(s.events.size()) + " at times before 2001 (the earliest at ts " + FormatMicros(stray_ts) + " µs) among its Unix µs times: kept where they are; they did not decide the file's clock");
     ShiftSource(s, MicrosToNs(r.offset_us));
   });
+  return unnamed;
 }
 
 void ShiftSource(ParsedSource& s, int64_t ns) {

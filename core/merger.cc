@@ -78,6 +78,12 @@ std::vector<Diagnostic> TakeWarnings(Job& job) {
   return all;
 }
 
+// Whether the merge stops here: a fatal error so far, or a cancel (CANCELLED, then).
+static bool Stopped(const Ticker& ticker, Report* report) {
+  if (ticker.cancelled()) report->fatal = Diagnostic{Code::kCancelled, "", 0, "merge cancelled"};
+  return report->fatal.has_value();
+}
+
 // A source that ended, waiting for the worker: its bytes and where it goes.
 struct ParseJob {
   SourceBytes in;
@@ -206,14 +212,7 @@ Report Merger::Merge(const Sink& sink) {
   Job job = JoinSources(std::move(m.sources), m.Threads());
   IdentifySources(job);
   for (ParsedSource& s : job.sources) s.report.identity = s.identity;  // in the scan's report too: the page groups by it
-  ApplyClocks(job, m.opt.offsets_us);
-  for (auto& [pattern, us] : m.opt.offsets_us) {  // (a typo is not an offset quietly dropped)
-    bool any = false;
-    for (const ParsedSource& s : job.sources) any |= PathMatches(s.path, pattern);
-    if (!any && !report.fatal)
-      report.fatal = Diagnostic{Code::kUsage, pattern, 0, "--offset " + pattern + "=" + std::to_string(us) +
-                                                               ": it names no input file (give a file's name, its path or a folder)"};
-  }
+  report.fatal = ApplyClocks(job, m.opt.offsets_us);
   lap("identity+clocks");
   plan(1);
   std::vector<Diagnostic> job_notes;
@@ -236,8 +235,7 @@ Report Merger::Merge(const Sink& sink) {
   report.steps_from = shape.steps_from;
   lap("describe");
   Window window;
-  if (m.ticker.cancelled()) report.fatal = Diagnostic{Code::kCancelled, "", 0, "merge cancelled"};
-  bool ok = !report.fatal;
+  bool ok = !Stopped(m.ticker, &report);
   if (ok) {
     if (auto fatal = ResolveWindow(m.opt, shape, &window)) {
       report.fatal = std::move(fatal);
@@ -284,10 +282,7 @@ Report Merger::Merge(const Sink& sink) {
     warnings.push_back({Code::kEmptyWindow, "", 0, "no event falls in the window; the output has no events"});
   report.warnings = std::move(warnings);
   plan(kPlanStages);  // (planned: the last word before the first byte)
-  if (m.ticker.cancelled()) {
-    report.fatal = Diagnostic{Code::kCancelled, "", 0, "merge cancelled"};
-    return report;
-  }
+  if (Stopped(m.ticker, &report)) return report;
   WriteOutput(job, tracks, order, m.opt, &report, sink);
   return report;
 }

@@ -45,9 +45,11 @@ std::vector<Diagnostic> TakeWarnings(Job& job);
 // format says (smdebug header, TF sidecar, Kineto baseTimeNanoseconds, or Unix
 // µs already), plus its manual offset (by path: PathMatches). A source with no
 // time base stays relative (align.h then places it and warns NO_CLOCK). Sets
-// report.time_base(_kind), absolute, offset_us. After IdentifySources.
+// report.time_base(_kind), absolute, offset_us. After IdentifySources. An offset
+// whose PATH names no source (a typo, not an offset quietly dropped): the USAGE
+// error it returns.
 //   {ts 5 µs, baseTimeNanoseconds 1e18} → ts 1e18 + 5000 ns
-void ApplyClocks(Job& job, const std::vector<std::pair<std::string, int64_t>>& offsets_us);
+std::optional<Diagnostic> ApplyClocks(Job& job, const std::vector<std::pair<std::string, int64_t>>& offsets_us);
 // Moves every timed event of s by ns (saturating; durations kept; metadata not before 0):
 // the one way an offset, --align or a clockless placement moves a source.
 void ShiftSource(ParsedSource& s, int64_t ns);

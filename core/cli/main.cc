@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include <climits>
-#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -42,7 +41,7 @@ void StartWithHugePages(char** argv) {
 
 // Ctrl-C (or SIGTERM) cancels the merge at its next progress, as a callback's False does in
 // Python: nothing written, the temporary file removed. A second one ends the process at once.
-volatile std::sig_atomic_t interrupted = 0;
+volatile sig_atomic_t interrupted = 0;
 void OnInterrupt(int sig) { interrupted = sig; }
 
 }  // namespace

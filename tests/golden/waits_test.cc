@@ -41,15 +41,26 @@ class Waiting : public GeneratorTest {
     }
     return lost;
   }
+  // A 6-rank job (3 hosts) whose rank seed % 6 arrives 2 ms late in `steps`; gen_ranks.py's other args in `more`.
+  std::string Straggler(const std::string& name, int seed, const std::string& steps, const std::string& more = "") {
+    return Generate(name + std::to_string(seed), "--hosts 3 --ranks-per-host 2 " + more + "--straggler " +
+                                                     std::to_string(seed % 6) + " --straggler-steps " + steps +
+                                                     " --straggler-ms 2 --seed " + std::to_string(seed));
+  }
 };
+
+// How often `needle` occurs in `text`.
+size_t Occurrences(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) n++;
+  return n;
+}
 
 TEST_F(Waiting, APlantedStragglerIsNamedForItsStepsWithTheTimeLost) {
   for (int seed : {3, 17, 29}) {
     SCOPED_TRACE(seed);
     const int straggler = seed % 6;
-    const std::string job = Generate("job" + std::to_string(seed),
-                                     "--hosts 3 --ranks-per-host 2 --straggler " + std::to_string(straggler) +
-                                         " --straggler-steps 3-5 --straggler-ms 2 --seed " + std::to_string(seed));
+    const std::string job = Straggler("job", seed, "3-5");
     const MergeResult r = MergeInputs(ReadTree(job), {});
     ASSERT_FALSE(r.report.fatal);
     const Waits& w = r.report.waits;
@@ -227,9 +238,7 @@ TEST_F(Waiting, RanksMergedIntoOneFileAreRanks) {
   for (int seed : {21, 34}) {
     SCOPED_TRACE(seed);
     const int straggler = seed % 6;
-    const std::string job = Generate("fused" + std::to_string(seed),
-                                     "--hosts 3 --ranks-per-host 2 --fuse --straggler " + std::to_string(straggler) +
-                                         " --straggler-steps 2-4 --straggler-ms 2 --seed " + std::to_string(seed));
+    const std::string job = Straggler("fused", seed, "2-4", "--fuse ");
     const MergeResult r = MergeInputs(ReadTree(job), {});
     ASSERT_FALSE(r.report.fatal);
     ASSERT_EQ(r.report.sources.size(), 6u) << "one file, read as a source per rank";
@@ -242,16 +251,12 @@ TEST_F(Waiting, RanksMergedIntoOneFileAreRanks) {
       read += s.events_read;
     }
     const std::string text = Inflate(ReadFile(job + "/merged_trace.json.gz"));
-    size_t in_file = 0;
-    for (size_t at = text.find("\"ph\""); at != std::string::npos; at = text.find("\"ph\"", at + 1)) in_file++;
-    EXPECT_EQ(read, in_file) << "every event of the file counted once";
+    EXPECT_EQ(read, Occurrences(text, "\"ph\"")) << "every event of the file counted once";
     std::string err;
     size_t x_out = 0;
     for (const OutEvent& e : ParseOutput(r.output, &err)) x_out += e.ph == "X";
     EXPECT_EQ(err, "");
-    size_t x_in = 0;
-    for (size_t at = text.find("\"ph\": \"X\""); at != std::string::npos; at = text.find("\"ph\": \"X\"", at + 1)) x_in++;
-    EXPECT_EQ(x_out, x_in) << "every event written once";
+    EXPECT_EQ(x_out, Occurrences(text, "\"ph\": \"X\"")) << "every event written once";
 
     const Waits& w = r.report.waits;
     ASSERT_EQ(w.ranks.size(), 6u);
