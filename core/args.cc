@@ -35,11 +35,15 @@ const char kUsage[] =
     "  --name-tag TAG       the default name is <end_us>_TAG_merged_timeline.json\n"
     "                       (smdebug put its node id there)\n"
     "  --report FILE.json   also write the report as JSON\n"
-    "  --max-file-mb N      per-file inflated size limit (default 4096)\n"
+    "  --max-file-mb N      per-file inflated size limit (default 4096; in wasm 1024,\n"
+    "                       what a 4 GB heap parses in one file)\n"
     "  --max-string-mb N    longest JSON string in an event (default 64)\n"
-    "  --memory-mb N        keep events in memory up to about N MB, the rest in a\n"
-    "                       temporary file (native) or outside the wasm heap; default:\n"
-    "                       all in memory natively, 512 in wasm\n"
+    "  --memory-mb N        the merge's memory, about N MB (natively: inflated input,\n"
+    "                       events; beyond half of it, events wait in a temporary\n"
+    "                       file, and a file that inflates past a quarter of it keeps\n"
+    "                       its first part; default: 3/4 of the machine's memory).\n"
+    "                       In wasm: events held in the heap (default 512), the rest\n"
+    "                       outside it\n"
     "  --threads N          threads to parse and write on (default: the machine's cores;\n"
     "                       the Node CLI: N - 1 helper workers); the same output for any N\n"
     "  --scan               only describe the job (time span, steps, sources); write nothing\n"
@@ -124,6 +128,7 @@ Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
     } else if (k == "--max-file-mb") {
       if (!value() || !ParseInt(v, &n) || n <= 0 || n > (int64_t{1} << 30)) return Usage("--max-file-mb needs a positive integer");
       o.max_inflated_bytes = static_cast<uint64_t>(n) << 20;
+      a->max_file_given = true;
     } else if (k == "--memory-mb") {
       if (!value() || !ParseInt(v, &n) || n < 0 || n > (int64_t{1} << 30)) return Usage("--memory-mb needs an integer ≥ 0");
       o.memory_budget = static_cast<uint64_t>(n) << 20;

@@ -21,6 +21,7 @@ struct Args {
   std::string report_path;  // --report
   bool quiet = false, help = false, version = false;
   bool threads_given = false;  // --threads (else options.threads is 0: the CLI's default, the cores)
+  bool max_file_given = false; // --max-file-mb (else each build's default: wasm's is lower)
   std::vector<std::string> paths;
 };
 

@@ -14,6 +14,7 @@ bool LooksGzipped(std::string_view head) {
 struct Inflater::State {
   z_stream z{};
   uint64_t max_output = 0;
+  std::string why;  // of the limit
   uint64_t consumed = 0;  // compressed bytes fed so far
   uint64_t produced = 0;
   bool in_member = false;  // inside a gzip member (between header and trailer)
@@ -21,8 +22,9 @@ struct Inflater::State {
   Diagnostic problem;
 };
 
-Inflater::Inflater(uint64_t max_output) : s_(new State) {
+Inflater::Inflater(uint64_t max_output, std::string why) : s_(new State) {
   s_->max_output = max_output;
+  s_->why = std::move(why);
   inflateInit2(&s_->z, 15 + 32);  // auto-detect gzip or zlib header
 }
 
@@ -55,8 +57,8 @@ void Inflater::Feed(std::string_view in, ByteBuffer& out) {
     if (s.produced + got > s.max_output) {
       s.failed = true;
       s.problem = {Code::kTooLarge, "", s.consumed,
-                   "inflates to more than the limit of " + std::to_string(s.max_output) +
-                       " bytes; kept the first part"};
+                   "inflates to more than the limit of " + std::to_string(s.max_output) + " bytes" + s.why +
+                       "; kept the first part"};
       out.truncate(at + (s.max_output - s.produced));
       return;
     }

@@ -24,7 +24,8 @@ bool LooksGzipped(std::string_view head);  // 1f 8b magic
 
 class Inflater {
  public:
-  explicit Inflater(uint64_t max_output);
+  // why: said after the limit in TOO_LARGE ("a quarter of the memory budget…"), or "".
+  explicit Inflater(uint64_t max_output, std::string why = "");
   ~Inflater();
   Inflater(const Inflater&) = delete;
   Inflater& operator=(const Inflater&) = delete;

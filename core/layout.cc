@@ -19,7 +19,7 @@ ByteBuffer Budget::TakeSpare() {
 void Budget::Recycle(ByteBuffer& buffer) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (buffer.capacity() > spare_.capacity()) spare_.swap(buffer);
+    if (buffer.capacity() > spare_.capacity() && buffer.capacity() <= big_) spare_.swap(buffer);
   }
   buffer.Free();
 }

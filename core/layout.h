@@ -20,10 +20,12 @@ namespace tracemerge {
 // and an input buffer kept for the next source. Thread-safe.
 class Budget {
  public:
-  Budget(uint64_t limit, TemplateStore* store) : limit_(limit), store_(store) {}
+  // big: a buffer larger than this is freed, not kept for the next source.
+  Budget(uint64_t limit, TemplateStore* store, uint64_t big = UINT64_MAX) : limit_(limit), store_(store), big_(big) {}
   // The spare input buffer (empty when there is none).
   ByteBuffer TakeSpare();
-  // Keeps the larger of `buffer` and the spare one for the next source; frees the other.
+  // Keeps the larger of `buffer` and the spare one for the next source (a
+  // buffer over the big size: neither); frees the other.
   void Recycle(ByteBuffer& buffer);
   void FreeSpare();
   // Counts a laid-out source against the budget (its events and, when in memory, its templates).
@@ -38,6 +40,7 @@ class Budget {
   std::mutex mu_;
   uint64_t limit_;
   TemplateStore* store_;
+  uint64_t big_;
   ByteBuffer spare_;
   uint64_t events_ = 0, arena_bytes_ = 0;
 };

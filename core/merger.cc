@@ -92,8 +92,8 @@ struct ParseJob {
 
 struct Merger::Impl {
   explicit Impl(Options o)
-      : opt(std::move(o)), budget(opt.memory_budget, opt.store.get()), ticker(&opt.progress),
-        parsers(std::max(opt.threads, 1u)) {
+      : opt(std::move(o)), budget(opt.memory_budget, opt.store.get(), opt.big_input_bytes),
+        gate(opt.big_input_bytes), ticker(&opt.progress), parsers(std::max(opt.threads, 1u)) {
     limits.kinds = opt.kinds;
     limits.max_depth = opt.max_depth;
     for (EventParser& p : parsers) {
@@ -119,6 +119,7 @@ struct Merger::Impl {
   Options opt;
   ParseLimits limits;
   Budget budget;
+  InputGate gate;  // one big input at a time (Options.big_input_bytes)
   Ticker ticker;  // progress and cancel, from the caller's thread only
   uint64_t given = 0;                // input bytes given (the caller's thread)
   std::atomic<uint64_t> parsed{0};   // input bytes of the sources parsed (any thread)
@@ -149,6 +150,8 @@ void Merger::BeginSource(std::string path, uint64_t size_hint, bool in_folder) {
   m.open.emplace(std::move(path), m.next_arrival++, m.opt.max_inflated_bytes, m.Pooled(), m.budget.TakeSpare(),
                  size_hint);
   m.open->SetInFolder(in_folder);
+  m.open->SetLimitWhy(m.opt.max_inflated_why);
+  m.open->SetGate(&m.gate);
   m.exportable = nullptr;
 }
 
@@ -178,8 +181,9 @@ void Merger::EndSource() {
   ParseJob job{std::move(*m.open).End(), &m.sources.emplace_back()};
   m.open.reset();
   // On a worker while they keep up (one source may wait for them), else
-  // here: every thread parses. (No progress from the workers'.)
-  if (m.workers && m.workers->TryPush(job)) return m.SayParsed();
+  // here: every thread parses. (No progress from the workers'.) A big one is
+  // parsed here: what holds the gate must never wait in the queue.
+  if (m.workers && !job.in.big() && m.workers->TryPush(job)) return m.SayParsed();
   m.Ingest(std::move(job.in), job.out, m.parsers[0], m.Pooled() ? nullptr : &m.ticker);
   m.exportable = m.workers ? nullptr : job.out;
   m.SayParsed();

@@ -67,6 +67,11 @@ struct Options {
   bool event_array = false;  // a bare JSON array of events, smdebug's shape (no metadata: the report apart)
   std::string name_tag;      // the default output name's middle: "<end_us>_<tag>_merged_timeline.json" (smdebug's node id)
   uint64_t max_inflated_bytes = uint64_t{4} << 30;  // per file
+  std::string max_inflated_why;  // why that limit, said after it in TOO_LARGE (" (…)"), or ""
+  // One source at a time may hold an inflated input larger than this; the
+  // others wait for it to be parsed (the native CLI: a quarter of its budget
+  // shared by the threads' inputs; see cli/run.cc).
+  uint64_t big_input_bytes = UINT64_MAX;
   int max_depth = 256;                              // JSON nesting per event
   uint64_t max_string_bytes = uint64_t{64} << 20;  // one JSON string (name, arg, …)
   // Called now and then during Merge(); return false to cancel. A cancelled

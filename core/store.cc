@@ -4,18 +4,12 @@
 
 namespace tracemerge {
 
-std::unique_ptr<FileStore> FileStore::Create(std::string* error) {
-  std::FILE* f = std::tmpfile();
-  if (!f) {
-    *error = "could not create a temporary file for events that do not fit in memory";
-    return nullptr;
-  }
-  return std::unique_ptr<FileStore>(new FileStore(f));
+FileStore::~FileStore() {
+  if (f_) std::fclose(f_);
 }
 
-FileStore::~FileStore() { std::fclose(f_); }
-
 bool FileStore::Put(uint32_t key, std::string_view bytes) {
+  if (!f_ && !(f_ = std::tmpfile())) return false;  // (the events then stay in memory, said in a warning)
   if (key >= pieces_.size()) {
     pieces_.resize(key + 1);
     sizes_.resize(key + 1);

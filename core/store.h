@@ -1,8 +1,8 @@
-// A TemplateStore in one temporary file: what the native CLI uses when a job
-// is larger than --memory-mb. The file is deleted when the store goes.
+// A TemplateStore in one temporary file (tmpfile(3): unnamed, gone with the
+// process), created at the first Put: what the native CLI uses when a job is
+// larger than its memory budget.
 //
-//   auto store = FileStore::Create(&error);   // nullptr + error when no temp file
-//   options.store = std::move(store);  options.memory_budget = 512 << 20;
+//   options.store = std::make_shared<FileStore>();  options.memory_budget = 512 << 20;
 #pragma once
 
 #include <cstdio>
@@ -16,7 +16,7 @@ namespace tracemerge {
 
 class FileStore : public TemplateStore {
  public:
-  static std::unique_ptr<FileStore> Create(std::string* error);
+  FileStore() = default;
   ~FileStore() override;
   bool Put(uint32_t key, std::string_view bytes) override;
   bool Get(uint32_t key, uint64_t offset, uint64_t length, char* out) override;
@@ -26,8 +26,7 @@ class FileStore : public TemplateStore {
     uint64_t at;    // offset in the key's bytes
     uint64_t file;  // offset in the file
   };
-  explicit FileStore(std::FILE* f) : f_(f) {}
-  std::FILE* f_;
+  std::FILE* f_ = nullptr;
   uint64_t end_ = 0;
   std::vector<std::vector<Piece>> pieces_;  // by key, in order
   std::vector<uint64_t> sizes_;             // by key

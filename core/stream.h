@@ -8,10 +8,13 @@
 //   SourceBytes in = std::move(s).End();  in.Inflate();  → in.data: the inflated bytes + padding
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "buffer.h"
@@ -21,6 +24,41 @@
 namespace tracemerge {
 
 constexpr size_t kPad = 64;  // readable slack after every input buffer (simdjson's SIMDJSON_PADDING)
+
+// One source at a time may hold an input larger than big() (Options.big_input_bytes):
+// the thread whose source grows past it waits until none holds the gate. (A
+// holder never waits for anything else: it is being read or parsed.)
+class InputGate {
+ public:
+  explicit InputGate(uint64_t big) : big_(big) {}
+  uint64_t big() const { return big_; }
+  // Held while the returned pass lives.
+  class Pass {
+   public:
+    Pass() = default;
+    explicit Pass(InputGate* g) : g_(g) {}
+    Pass(Pass&& o) noexcept : g_(o.g_) { o.g_ = nullptr; }
+    Pass& operator=(Pass&& o) noexcept {
+      std::swap(g_, o.g_);
+      return *this;
+    }
+    ~Pass() {
+      if (g_) g_->Leave();
+    }
+    explicit operator bool() const { return g_ != nullptr; }
+
+   private:
+    InputGate* g_ = nullptr;
+  };
+  Pass Enter();
+
+ private:
+  void Leave();
+  uint64_t big_;
+  std::mutex mu_;
+  std::condition_variable free_;
+  bool held_ = false;
+};
 
 // One source's bytes, read whole; what the parse stage takes.
 struct SourceBytes {
@@ -35,12 +73,18 @@ struct SourceBytes {
   // Inflates what waits compressed (on whichever thread parses the source),
   // then pads data. Once only.
   void Inflate();
+  // Whether this source's input is over the gate's size (and holds it).
+  bool big() const { return static_cast<bool>(pass_); }
 
  private:
   friend class SourceStream;
+  void Grew();  // data grew: past the gate's size, hold the gate
   std::string compressed_;  // gzip bytes still to inflate
   std::unique_ptr<Inflater> inflater_;
   uint64_t max_bytes_ = 0;
+  std::string why_;  // of max_bytes_, for TOO_LARGE
+  InputGate* gate_ = nullptr;
+  InputGate::Pass pass_;
 };
 
 class SourceStream {
@@ -62,6 +106,10 @@ class SourceStream {
   // source outgrew its hint.
   size_t ChunkSize(size_t max) const;
   void SetInFolder(bool in_folder) { in_.in_folder = in_folder; }
+  // Before the first byte: why max_bytes is the limit (said in TOO_LARGE: " (…)"),
+  // and the gate a source over its size must hold.
+  void SetLimitWhy(std::string why) { in_.why_ = std::move(why); }
+  void SetGate(InputGate* gate) { in_.gate_ = gate; }
   SourceBytes End() &&;
 
  private:

@@ -23,6 +23,9 @@
 #            (ceiling.cc --touch 256, natively with huge pages as the CLI and in wasm
 #            under Node, scaled to the RSS and the heaps): a merge must hold its events
 #            until it has ordered them, a DOM holds one file at a time
+#   scripts/bench.sh --bomb: the native CLI's peak memory and time on decompression bombs
+#            (tests/bench/gen_bomb.py: 20 GB of spaces, 6 GB of events) with the default
+#            memory budget (three quarters of this machine's memory) and with --memory-mb 512
 # The timings take turns run after run: this VM's speed drifts over minutes, and each
 # ratio compares runs made under the same conditions (the thread counts in both orders).
 set -euo pipefail
@@ -48,6 +51,25 @@ turns() {
 }
 # Writing the output's bytes again: a plain copy to a new file (page cache, as the merge's).
 copy() { local t0 t1; rm -f build/bench/copy.json; sync; t0=$(date +%s.%N); cp build/bench/out.json build/bench/copy.json; t1=$(date +%s.%N); rm -f build/bench/copy.json; calc "$t1 - $t0"; }
+if [ "${1:-}" = --bomb ]; then
+  mkdir -p build/bench
+  echo "| bomb | inflates to | gzip MB | --memory-mb | peak resident MB | s | kept |"
+  echo "|---|---|---|---|---|---|---|"
+  for spec in "spaces 20480" "events 6144"; do
+    read -r kind mib <<<"$spec"
+    gz=build/bench/bomb-$kind.json.gz
+    [ -f "$gz" ] || python3 tests/bench/gen_bomb.py "$kind" "$mib" "$gz"
+    for budget in "" 512; do
+      t0=$(date +%s.%N)
+      err=$(TRACEMERGE_STATS=1 build/native/tracemerge "$gz" -o build/bench/bomb-out.json ${budget:+--memory-mb $budget} 2>&1 >/dev/null || true)
+      t1=$(date +%s.%N)
+      kept=$(grep -o 'limit of [0-9]* bytes ([^)]*)' <<<"$err" | head -1)
+      echo "| $kind | $((mib >> 10)) GB | $(( $(stat -c %s "$gz") >> 20 )) | ${budget:-default} | $(awk '/peak-resident-mb/ {print $2}' <<<"$err") | $(calc "$t1 - $t0") | ${kept:-all} |"
+    done
+  done
+  rm -f build/bench/bomb-out.json
+  exit 0
+fi
 
 head="| input MB | DOM native s | + write s | DOM held native s"
 for t in "${threads[@]}"; do head+=" | merge native --threads $t s (× DOM + write)"; done

@@ -70,6 +70,10 @@ class JsMerger {
   JsMerger(val argv, val on_progress, val store) : on_progress_(on_progress) {
     status_ = tmg::ParseArgs(emscripten::vecFromJSArray<std::string>(argv), &args_);
     if (args_.options.memory_budget == UINT64_MAX) args_.options.memory_budget = uint64_t{512} << 20;
+    if (!args_.max_file_given) {  // one file's parse holds ~2.6× its inflated size, in a 4 GB heap
+      args_.options.max_inflated_bytes = uint64_t{1} << 30;
+      args_.options.max_inflated_why = " (what the 4 GB wasm heap parses in one file; --max-file-mb)";
+    }
     args_.options.threads = 1;  // (wasm here has no threads: --threads N is N - 1 helper instances, in JS)
     if (!store.isUndefined() && !store.isNull()) args_.options.store = std::make_shared<JsStore>(store);
     args_.options.progress = [this](const tmg::Progress& p) {

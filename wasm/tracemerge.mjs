@@ -129,13 +129,13 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
     hereTurn = turn.catch(() => {});
     return turn;
   };
-  const guard = (fn) => {
+  const guard = (fn, file = '') => {  // file: the source being read or taken in, if any
     if (!alive) throw new TraceMergeError({ code: 'USAGE', message: 'this merger was already used or deleted' });
     try {
       return fn();
     } catch (e) {
       alive = false;
-      throw wrapAbort(core, e, bytesRead);
+      throw wrapAbort(core, e, bytesRead, file);
     }
   };
   return {
@@ -157,7 +157,7 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
           notePeak();
           guard(() => {
             if (!m.importSource(bytes, arrival)) throw new Error(`${name}: the helper's bytes were refused`);
-          });
+          }, name);
           helped += byHelper;
           notePeak();
           bytesRead += data.size ?? data.byteLength ?? 0;
@@ -170,19 +170,19 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
         inflight.add(done);
         return;
       }
-      guard(() => m.beginSource(name, hint, inFolder));
+      guard(() => m.beginSource(name, hint, inFolder), name);
       if (signal?.aborted) throw cancelled(bytesRead);
       const into = {  // the merger, each call guarded
-        chunkSize: (n) => guard(() => m.chunkSize(n)),
-        chunkRoom: (n) => guard(() => m.chunkRoom(n)),
-        appendRoom: (n) => guard(() => m.appendRoom(n)),
+        chunkSize: (n) => guard(() => m.chunkSize(n), name),
+        chunkRoom: (n) => guard(() => m.chunkRoom(n), name),
+        appendRoom: (n) => guard(() => m.appendRoom(n), name),
       };
       await feed(into, data, (n) => {
         bytesRead += n;
         onBytes?.();
         if (signal?.aborted) throw cancelled(bytesRead);
       });
-      guard(() => m.endSource());
+      guard(() => m.endSource(), name);
     },
     // Shares out the sources no helper has started — they go on with the
     // ones they started, this thread takes back the newest, a helper at a
@@ -232,7 +232,7 @@ function cancelled(bytesRead) {
   return new TraceMergeError({ code: 'CANCELLED', message: 'merge cancelled', bytesRead });
 }
 
-function wrapAbort(core, e, bytesRead) {
+function wrapAbort(core, e, bytesRead, file = '') {
   if (e instanceof TraceMergeError) return e;
   const reason = core.abortReason?.() ?? String(e?.message ?? e);
   resetCore();
@@ -241,9 +241,11 @@ function wrapAbort(core, e, bytesRead) {
   return new TraceMergeError({
     code: oom ? 'OUT_OF_MEMORY' : 'ABORT',
     message: oom
-      ? `out of memory after reading ${bytesRead} bytes of input (the browser allows a 4 GB wasm heap)`
+      ? `${file ? `out of memory while taking in ${file}, ` : 'out of memory '}after reading ${bytesRead} bytes of input ` +
+        '(the browser allows a 4 GB wasm heap; one file\'s parse needs about 2.6 times its inflated size)'
       : `the merge engine stopped: ${reason}`,
     bytesRead,
+    file,
   });
 }
 

@@ -3,6 +3,7 @@
 // core in 1 MB chunks, the merged trace written atomically, a summary).
 //   tracemerge [merge] [options] PATH...        exit 0 ok, 1 nothing merged/fatal, 2 usage,
 //                                                130 interrupted (Ctrl-C: no output, no temporary file)
+#include <algorithm>
 #include <signal.h>
 #include <sys/stat.h>
 #if defined(__GLIBC__)
@@ -52,7 +53,8 @@ int main(int argc, char** argv) {
   // Keep freed memory for reuse: a source's buffers and event blocks go back
   // to the heap, not to the system, and the next source takes them without
   // faulting fresh pages in (each first touch costs microseconds, in a VM
-  // most of all). One arena: both parsing threads share what is freed.
+  // most of all) — up to the memory budget's big input (below), which goes
+  // back to the system when freed. One arena: both parsing threads share what is freed.
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, INT_MAX);
   mallopt(M_ARENA_MAX, 1);
@@ -61,6 +63,13 @@ int main(int argc, char** argv) {
   io.out = [](std::string_view s) { std::cout << s << std::flush; };
   io.err = [](std::string_view s) { std::cerr << s << std::flush; };
   io.terminal = isatty(STDERR_FILENO);
+#if defined(__GLIBC__)
+  io.big_input = [](uint64_t big) {
+    const int at = static_cast<int>(std::min<uint64_t>(big, 1 << 30));
+    mallopt(M_MMAP_THRESHOLD, at);
+    mallopt(M_TRIM_THRESHOLD, at);
+  };
+#endif
   struct sigaction sa {};
   sa.sa_handler = OnInterrupt;
   sa.sa_flags = SA_RESETHAND;  // (the second: the default, the end)

@@ -22,6 +22,7 @@
 
 #include "api_json.h"
 #include "args.h"
+#include "budget.h"
 #include "driver.h"
 #include "worker_pool.h"
 #include "store.h"
@@ -128,6 +129,9 @@ RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
   CliStart start = StartCli(argv);
   if (start.exit >= 0) {
     io.out(start.out);
+    if (start.args.help)  // (the default --memory-mb, natively: budget.h)
+      io.out("\nmemory budget here: " + std::to_string(MemoryBudget(std::nullopt) >> 20) +
+             " MB (three quarters of this machine's memory)\n");
     io.err(start.err);
     return done(start.exit);
   }
@@ -152,15 +156,12 @@ RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
     if (!ec) in.size = size, bytes_total += size;
   }
   Options merge_opt = opt;
-  if (merge_opt.memory_budget != UINT64_MAX) {  // --memory-mb: the rest goes to a temporary file
-    std::string error;
-    merge_opt.store = FileStore::Create(&error);
-    if (!merge_opt.store) {
-      io.err(CliError(error));
-      return done(1);
-    }
-  }
   if (merge_opt.threads == 0) merge_opt.threads = std::max(1u, std::thread::hardware_concurrency());  // (--threads)
+  // The budget (budget.h): given, or from the machine's memory; what waits beyond it, in a temporary file.
+  ShareBudget(MemoryBudget(opt.memory_budget != UINT64_MAX ? std::optional<uint64_t>(opt.memory_budget) : std::nullopt),
+              &merge_opt);
+  merge_opt.store = std::make_shared<FileStore>();
+  if (io.big_input) io.big_input(merge_opt.big_input_bytes);
   bool stopped = false;  // the caller said stop while files were read: nothing more is read or merged
   merge_opt.progress = [&](const Progress& p) {
     if (stopped) return false;  // (the merge then ends CANCELLED at its first progress)
@@ -263,8 +264,9 @@ RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
       if (stage == "tail") tail = seconds;
       stages += " " + stage + " " + std::to_string(seconds).substr(0, 6);
     }
-    std::fprintf(stderr, "phase-seconds read+parse %.3f plan %.3f write %.3f clock-check %.3f\n%s\n", t_read + tail,
-                 t_first - t_read - tail, since() - t_first, report.clock_check_seconds, stages.c_str());
+    std::fprintf(stderr, "phase-seconds read+parse %.3f plan %.3f write %.3f clock-check %.3f\n%s\npeak-resident-mb %llu\n",
+                 t_read + tail, t_first - t_read - tail, since() - t_first, report.clock_check_seconds, stages.c_str(),
+                 static_cast<unsigned long long>(PeakResident() >> 20));
   }
   if (plan.to_stdout) std::fflush(stdout);
   else if (std::fclose(out) != 0) write_failed = true;

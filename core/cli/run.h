@@ -18,6 +18,9 @@ struct RunIo {
   bool terminal = false;                            // stderr is a terminal: a progress line on it
   // Progress as the core reports it (stage "parse", "plan", "write"), beside the line; false cancels.
   std::function<bool(const Progress&)> progress;
+  // Told the size over which an input is big (Options.big_input_bytes: one at a time), before
+  // the first is read: main.cc has the C library give such buffers back to the system when freed.
+  std::function<void(uint64_t)> big_input;
 };
 struct RunResult {
   int exit = 0;              // 0 merged (warnings allowed), 1 nothing merged or a fatal error, 2 usage

@@ -156,8 +156,7 @@ TEST_F(Identities, RanksMergedIntoOneFileAreASourceEach) {
   EXPECT_NE(r.output.find("\"rank 1 · RANK 1 - CPU\""), std::string::npos);
 
   Options stored = moved;  // every template in the store
-  std::string error;
-  stored.store = FileStore::Create(&error);
+  stored.store = std::make_unique<FileStore>();
   stored.memory_budget = 1;
   stored.threads = 1;
   const MergeResult st = MergeInputs({{"fused.json", fused}}, stored);

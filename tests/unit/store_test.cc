@@ -16,10 +16,7 @@ namespace {
 // Wraps a FileStore, counting calls and failing on request.
 class CountingStore : public TemplateStore {
  public:
-  CountingStore() {
-    std::string error;
-    file_ = FileStore::Create(&error);
-  }
+  CountingStore() : file_(std::make_unique<FileStore>()) {}
   bool Put(uint32_t key, std::string_view bytes) override {
     puts++;
     return !fail_put && file_->Put(key, bytes);
@@ -42,9 +39,7 @@ Options Budget(uint64_t bytes, std::shared_ptr<TemplateStore> store) {
 }
 
 TEST(Store, FileStoreReadsAcrossPieces) {
-  std::string error;
-  auto fs = FileStore::Create(&error);
-  ASSERT_TRUE(fs) << error;
+  auto fs = std::make_unique<FileStore>();
   ASSERT_TRUE(fs->Put(1, "hello "));
   ASSERT_TRUE(fs->Put(0, "other"));
   ASSERT_TRUE(fs->Put(1, "world"));

@@ -60,8 +60,7 @@ TEST(Transfer, ImportedSourcesMergeAsIfReadHere) {
     for (bool stored : {false, true}) {
       auto options = [&] {  // (each merge a store of its own: the store names sources by number)
         Options o;
-        std::string error;
-        if (stored) o.store = std::shared_ptr<TemplateStore>(FileStore::Create(&error));
+        if (stored) o.store = std::make_shared<FileStore>();
         if (stored) o.memory_budget = 0;
         return o;
       };

@@ -81,13 +81,14 @@ test('cancel: while reading and in the middle of the merge', async () => {
   assert.equal(report.events, 300000, 'a merge after cancels still works');
 });
 
-test('out of memory becomes OUT_OF_MEMORY with the bytes read, and the next merge works', async () => {
+test('out of memory becomes OUT_OF_MEMORY naming the file and the bytes read, and the next merge works', async () => {
   const small = (await import(path.join(WASM, 'tracemerge-core-small.mjs'))).default;  // 128 MB heap
   const core = await loadCore(small);
   const data = bigTrace(1500000);  // ~90 MB of JSON: its index outgrows 128 MB
   await assert.rejects(
     mergeFiles([{ name: 'a.json', data }, { name: 'b.json', data }], { memoryMb: 4096 }, { core, output: 'chunks' }),
-    (e) => e.code === 'OUT_OF_MEMORY' && e.bytesRead > 0 && /out of memory after reading \d+ bytes/.test(e.message));
+    (e) => e.code === 'OUT_OF_MEMORY' && e.bytesRead > 0 && /^[ab]\.json$/.test(e.file) &&
+      new RegExp(`out of memory while taking in ${e.file}, after reading \\d+ bytes`).test(e.message));
   assert.equal(core.outOfMemory(), true, "the core's allocation-failure handler said so (not a guess from stderr)");
   const fresh = await loadCore(small);
   const { report } = await mergeFiles(readTree(MERGE_TRACES), {}, { core: fresh, output: 'chunks' });
