@@ -275,3 +275,22 @@ test('every fatal error ends the Node CLI within seconds, as the native one, wit
   }
   fs.rmSync(out, { recursive: true, force: true });
 });
+
+// Issue 41: the documented per-file limit is what wasm merges. A file that inflates to 1.1 GB
+// (spaces, in 1 MB of gzip: tests/bench/gen_bomb.py) stops at 1 GiB — what a 4 GB heap parses
+// in one file —, named with that limit, beside a good file that merges.
+test('a file over the wasm per-file limit (1 GiB) keeps its first part, named; the others merge', () => {
+  const dir = tmpDir('limit');
+  const big = path.join(dir, 'big.json.gz');
+  const gen = spawnSync('python3', [path.join(import.meta.dirname, '../bench/gen_bomb.py'), 'spaces', '1100', big]);
+  assert.equal(gen.status, 0, gen.stderr?.toString());
+  const good = path.join(dir, 'good.json');
+  fs.writeFileSync(good, '[{"ph":"X","name":"good","pid":7,"tid":7,"ts":1,"dur":1}]');
+  const r = run(NODE_CLI, [big, good, '--scan']);
+  const out = r.stdout.toString();
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr + out,
+    /big\.json\.gz @\d+: TOO_LARGE: inflates to more than the limit of 1073741824 bytes \(what the 4 GB wasm heap parses in one file; --max-file-mb\); kept the first part/);
+  assert.match(out, /good\.json\n\s+trace/);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
