@@ -147,7 +147,7 @@ void PlaceClockless(Job& job, const std::vector<HostClock>& hosts) {
                                                          " more of " + key.substr(key.find('\x1f') + 1) + ")"
                                                    : "";
     first.Warn(Code::kNoClock, 0,
-               "no absolute time base (no smdebug header, TF .metadata sidecar or baseTimeNanoseconds)" + who + "; " + how);
+               "no absolute time base (no smdebug header, TF .metadata sidecar, baseTimeNanoseconds or XPlane Task Environment)" + who + "; " + how);
   }
 }
 }  // namespace

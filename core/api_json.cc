@@ -89,7 +89,8 @@ std::string KindTableJson() {
                               {Kind::kTfTrace, "trace.json.gz", "TF trace"},
                               {Kind::kHorovod, "horovod_timeline.json", "horovod"},
                               {Kind::kSystem, "system", "system metrics"},
-                              {Kind::kOther, "other", "PyTorch/Chrome trace"}};
+                              {Kind::kOther, "other", "PyTorch/Chrome trace"},
+                              {Kind::kXPlane, "xplane.pb", "TF/JAX XPlane"}};
   std::string s = "[";
   for (const Row& r : kRows) {
     if (KindFromFilterName(r.only) != r.kind) continue;  // (the filter's own names)

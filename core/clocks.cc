@@ -19,6 +19,7 @@ std::string TimeBaseText(const TimeBase& tb) {
     case BaseKind::kKinetoBase: return "baseTimeNanoseconds=" + tb.value;
     case BaseKind::kUnixMicros: return "Unix µs in the file";
     case BaseKind::kUnixSeconds: return "Unix seconds in each line";
+    case BaseKind::kXPlaneStart: return "Task Environment profile_start_time=" + tb.value + " ns";
   }
   return "";
 }

@@ -9,7 +9,7 @@ namespace {
 
 // The formats in the order they are asked: the first that recognises a file
 // reads it. Chrome JSON last: it takes any trace the others do not.
-constexpr FormatId kOrder[] = {FormatId::kTfProfiler, FormatId::kSystemMetrics, FormatId::kSmdebug, FormatId::kKineto,
+constexpr FormatId kOrder[] = {FormatId::kXPlane, FormatId::kTfProfiler, FormatId::kSystemMetrics, FormatId::kSmdebug, FormatId::kKineto,
                                FormatId::kChrome};
 
 }  // namespace
@@ -31,6 +31,7 @@ const char* KindName(Kind kind) {
     case Kind::kTfTrace: return "tf_trace";
     case Kind::kSystem: return "system";
     case Kind::kOther: return "trace";
+    case Kind::kXPlane: return "xplane";
     case Kind::kSidecar: return "tf_metadata";
     case Kind::kSkipped: return "skipped";
   }
@@ -45,6 +46,7 @@ const char* FormatName(FormatId id) {
     case FormatId::kSystemMetrics: return "system_metrics";
     case FormatId::kKineto: return "kineto";
     case FormatId::kChrome: return "chrome";
+    case FormatId::kXPlane: return "xplane";
   }
   return "";
 }
@@ -56,6 +58,7 @@ std::optional<Kind> KindFromFilterName(std::string_view n) {
   if (n == "trace.json.gz" || n == "tf_trace") return Kind::kTfTrace;
   if (n == "system" || n == "system metrics") return Kind::kSystem;
   if (n == "other" || n == "other traces" || n == "trace") return Kind::kOther;
+  if (n == "xplane.pb" || n == "xplane") return Kind::kXPlane;
   return std::nullopt;
 }
 
@@ -68,12 +71,12 @@ Classification Classify(std::string_view path, std::string_view head) {
     c.quiet = quiet;
     return c;
   };
-  // What profilers write beside their traces.
-  if (EndsWith(base, ".pb")) return skip("protobuf file, not a trace", true);
+  // What profilers write beside their traces (an XSpace, .xplane.pb, is a trace: xplane.cc).
+  if (EndsWith(base, ".pb") && !EndsWith(base, ".xplane.pb")) return skip("protobuf file, not a trace", true);
   if (base == "python_stats") return skip("cProfile statistics, not a trace", true);
   if (EndsWith(base, ".tmp")) return skip("temporary file of a writer still running", true);
   if (base.find(".tfevents.") != std::string_view::npos) return skip("TensorBoard event file", true);
-  for (FormatId id : kOrder)
+  for (FormatId id : kOrder)  // (xplane first: a binary file no JSON format should be asked about)
     if (FormatOf(id).Recognise(path, head, &c)) {
       c.format = id;
       return c;

@@ -23,16 +23,17 @@ enum class Kind : uint8_t {
   kTfTrace,
   kSystem,
   kOther,    // any other Chrome/Perfetto JSON trace
+  kXPlane,   // a TF/JAX profiler XSpace (.xplane.pb)
   kSidecar,  // TF .metadata file: time base only, no events
   kSkipped,  // not a trace
 };
 // The module that reads a kind of file (formats/format.h): smdebug's three
 // kinds are one format; any other trace is Kineto's when it says so, else
 // generic Chrome JSON.
-enum class FormatId : uint8_t { kNone, kSmdebug, kTfProfiler, kSystemMetrics, kKineto, kChrome };
-const char* FormatName(FormatId id);  // "smdebug", "tf_profiler", "system_metrics", "kineto", "chrome", ""
+enum class FormatId : uint8_t { kNone, kSmdebug, kTfProfiler, kSystemMetrics, kKineto, kChrome, kXPlane };
+const char* FormatName(FormatId id);  // "smdebug", "tf_profiler", "system_metrics", "kineto", "chrome", "xplane", ""
 
-constexpr unsigned kAllKinds = (1u << 6) - 1;  // the six event kinds
+constexpr unsigned kAllKinds = (1u << 7) - 1;  // the seven event kinds
 inline unsigned KindBit(Kind k) { return 1u << static_cast<unsigned>(k); }
 
 const char* KindName(Kind kind);  // "pythontimeline", "model_timeline", "horovod", "tf_trace", …

@@ -142,7 +142,7 @@ bool Consistent(const ParsedSource& s, size_t arena) {
     if (e.offset > arena || e.length > arena - e.offset || e.thread >= s.threads.size()) return false;
   for (auto& m : s.steps)
     if (m.second >= s.events.size()) return false;
-  if (s.cls.format > FormatId::kChrome || s.step_kind > StepKind::kProfilerStep) return false;
+  if (s.cls.format > FormatId::kXPlane || s.step_kind > StepKind::kXPlaneSteps) return false;
   for (const Anchor& a : s.anchors)
     if (a.event >= s.events.size() || a.tier > AnchorTier::kExchange) return false;
   return true;

@@ -69,11 +69,14 @@ Waits CollectiveWaits(const Job& job, CollectiveMatcher& matcher, const std::vec
     if (takes_part(job.sources[i])) members[{job.sources[i].identity.run, job.sources[i].identity.process}].push_back(i);
   std::vector<const std::vector<uint32_t>*> order;
   for (const auto& [key, list] : members) order.push_back(&list);
+  // (ties — two "rank 1" of different jobs — by process: one order whatever the C++ library's sort)
   std::sort(order.begin(), order.end(), [&](const std::vector<uint32_t>* a, const std::vector<uint32_t>* b) {
     const Identity &x = job.sources[a->front()].identity, &y = job.sources[b->front()].identity;
     if (x.run != y.run) return NaturalLess(x.run, y.run);
     const int64_t rx = x.rank < 0 ? INT64_MAX : x.rank, ry = y.rank < 0 ? INT64_MAX : y.rank;
-    return rx != ry ? rx < ry : NaturalLess(x.group, y.group);
+    if (rx != ry) return rx < ry;
+    if (NaturalLess(x.group, y.group) || NaturalLess(y.group, x.group)) return NaturalLess(x.group, y.group);
+    return x.process < y.process;
   });
   std::vector<int32_t> rank_of(job.sources.size(), -1);
   for (const std::vector<uint32_t>* list : order) {

@@ -33,9 +33,9 @@ std::string ScratchDirTest::Write(const std::string& rel, const std::string& tex
   return path.string();
 }
 
-std::string GeneratorTest::Generate(const std::string& name, const std::string& args) {
+std::string GeneratorTest::Generate(const std::string& name, const std::string& args, const std::string& script) {
   const std::string out = (dir_ / name).string();
-  const std::string cmd = "python3 " TRACEMERGE_SOURCE_DIR "/tests/bench/gen_ranks.py " + out + " " + args;
+  const std::string cmd = "python3 " TRACEMERGE_SOURCE_DIR "/tests/bench/" + script + " " + out + " " + args;
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   return out;
 }

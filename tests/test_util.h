@@ -41,11 +41,11 @@ class ScratchDirTest : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
-// A scratch folder and the project's job generator (tests/bench/gen_ranks.py).
+// A scratch folder and the project's job generators (tests/bench/gen_ranks.py, gen_xplane.py).
 class GeneratorTest : public ScratchDirTest {
  protected:
   // Runs the generator into dir_/name; returns the folder (its truth beside it: <folder>.truth.json).
-  std::string Generate(const std::string& name, const std::string& args);
+  std::string Generate(const std::string& name, const std::string& args, const std::string& script = "gen_ranks.py");
 };
 
 // Equal strings, or a failure that shows the first difference (not 200 KB of text).

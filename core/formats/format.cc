@@ -19,6 +19,7 @@ const Format& FormatOf(FormatId id) {
     case FormatId::kTfProfiler: return TfProfilerFormat();
     case FormatId::kSystemMetrics: return SystemMetricsFormat();
     case FormatId::kKineto: return KinetoFormat();
+    case FormatId::kXPlane: return XPlaneFormat();
     case FormatId::kNone:
     case FormatId::kChrome: break;
   }
@@ -33,6 +34,7 @@ const char* BaseKindName(BaseKind kind) {
     case BaseKind::kKinetoBase: return "kineto_base";
     case BaseKind::kUnixMicros: return "unix_us";
     case BaseKind::kUnixSeconds: return "unix_s";
+    case BaseKind::kXPlaneStart: return "xplane_start";
   }
   return "none";
 }
@@ -45,6 +47,7 @@ const char* BaseKindLabel(BaseKind kind) {
     case BaseKind::kKinetoBase: return "baseTimeNanoseconds";
     case BaseKind::kUnixMicros: return "Unix µs in the file";
     case BaseKind::kUnixSeconds: return "Unix seconds";
+    case BaseKind::kXPlaneStart: return "profile_start_time";
   }
   return "none";
 }
@@ -52,6 +55,7 @@ const char* BaseKindLabel(BaseKind kind) {
 const char* StepKindText(StepKind kind) {
   switch (kind) {
     case StepKind::kStepNum: return "pythontimeline step_num";
+    case StepKind::kXPlaneSteps: return "XPlane Steps lines";
     case StepKind::kProfilerStep:
     case StepKind::kNone: break;
   }

@@ -60,6 +60,7 @@ enum class BaseKind : uint8_t {
   kKinetoBase,     // Kineto's baseTimeNanoseconds
   kUnixMicros,     // times that already are Unix µs
   kUnixSeconds,    // Unix seconds in each line (system metrics)
+  kXPlaneStart,    // an XSpace's Task Environment profile_start_time (ns since the epoch)
 };
 const char* BaseKindName(BaseKind kind);   // "none", "smdebug_header", "tf_sidecar", "kineto_base", "unix_us", "unix_s"
 const char* BaseKindLabel(BaseKind kind);  // what the page's table shows: "smdebug header", "TF .metadata", …
@@ -77,6 +78,7 @@ enum class StepKind : uint8_t {
   kNone,
   kStepNum,       // smdebug pythontimeline events' args.step_num
   kProfilerStep,  // PyTorch's ProfilerStep#N slices
+  kXPlaneSteps,   // an XSpace device plane's "Steps" line
 };
 const char* StepKindText(StepKind kind);  // "pythontimeline step_num", "PyTorch ProfilerStep#N slices"
 
@@ -159,6 +161,7 @@ const Format& TfProfilerFormat();     // tf_profiler.cc: TF traces and their .me
 const Format& SystemMetricsFormat();  // system_metrics.cc: smdebug's system metrics (JSON lines)
 const Format& KinetoFormat();         // kineto.cc: PyTorch profiler traces
 const Format& ChromeFormat();         // chrome.cc: any other Chrome/Perfetto trace-event JSON
+const Format& XPlaneFormat();         // xplane.cc: TF/JAX profiler XSpaces (.xplane.pb)
 // PyTorch's default trace name, "<host>_<pid>.<stamp>.pt.trace.json[.gz]", read (kineto.cc believes it
 // only when the trace agrees): "ip-10-0-0-7_4242.1700000000123456789.pt.trace.json.gz"
 // → {"ip-10-0-0-7", "4242", "1700000000123456789"}; a name not of that pattern → nullopt.

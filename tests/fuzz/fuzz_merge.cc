@@ -45,7 +45,7 @@ constexpr const char* kNames[4][3] = {
     {"j/framework/tensorflow/detailed_profiling/1/000000000/plugins/profile/d/h.trace.json.gz",
      "j/framework/tensorflow/detailed_profiling/1/000000000/h_1596659864545103_1596659864854168.metadata",
      "rank-0.pt.trace.json"},
-    {"a.json", "j/framework/pevents/1/1_n_pythontimeline.json", "h2/rank1.pt.trace.json"},
+    {"a.json", "h/plugins/profile/s/host-c.xplane.pb", "h2/rank1.pt.trace.json"},
 };
 
 [[noreturn]] void Fail(const char* what, const std::string& detail = "") {

@@ -115,6 +115,22 @@ def two_ranks():
         return [open(os.path.join(job, h, f"rank{r}.pt.trace.json"), "rb").read() for h, r in (("host-a", 0), ("host-b", 1))]
 
 
+def xplane_host():
+    """One small generated XSpace (tests/bench/gen_xplane.py): a host, a GPU, two steps."""
+    import subprocess
+    import tempfile
+    gen = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench", "gen_xplane.py")
+    with tempfile.TemporaryDirectory() as tmp:
+        job = os.path.join(tmp, "job")
+        args = ["--hosts", "1", "--gpus-per-host", "1", "--steps", "2", "--collectives", "2"]
+        if subprocess.run([sys.executable, gen, job] + args).returncode != 0:
+            return None
+        for d, _, names in os.walk(job):
+            for n in names:
+                return open(os.path.join(d, n), "rb").read()
+    return None
+
+
 def merge_seeds(files, out, corpus):
     slots = {}
     for name, data in files:
@@ -145,6 +161,10 @@ def merge_seeds(files, out, corpus):
     write(out, "merge", merge_input(0, [py, system, other], chunk=1 << 5))
     write(out, "merge", merge_input(4, [py, system, other], 2, chunk=2 << 5))
     ranks = two_ranks()
+    xplane = xplane_host()  # (name set 3, slot 1)
+    if ranks and xplane:
+        write(out, "merge", merge_input(0, [ranks[0], xplane, ranks[1]], chunk=1 << 5, name_set=3))
+        write(out, "merge", merge_input(0, [b"", xplane[: len(xplane) // 2], b""], chunk=3, name_set=3))
     if ranks:
         write(out, "merge", merge_input(0, [ranks[0], b"", ranks[1]], chunk=1 << 5, name_set=3))
         write(out, "merge", merge_input(0, [ranks[0], b"", ranks[1]], chunk=2 << 5 | 0x80, name_set=3))

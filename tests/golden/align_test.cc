@@ -486,5 +486,34 @@ TEST_F(ClockCheck, AStrayStepNumberIsNotAStep) {
   }
 }
 
+// TF/JAX XSpaces (tests/bench/gen_xplane.py, seeds not used elsewhere): each host's planted
+// offset found within 3 µs from its GPUs' NCCL kernels (each GPU's plane a source), and a host
+// 2 ms late in steps 1–2 is named there — its two GPUs, nothing else.
+TEST_F(ClockCheck, XPlaneHostsAreCheckedAndTheirStragglerNamed) {
+  for (int seed : {424242, 515151}) {
+    SCOPED_TRACE(seed);
+    const std::string job = Generate("xp" + std::to_string(seed),
+                                     "--hosts 3 --gpus-per-host 2 --offsets-us 0,350,-5800 --steps 4 --collectives 6 "
+                                     "--straggler 2 --straggler-steps 1-2 --straggler-ms 2 --seed " + std::to_string(seed),
+                                     "gen_xplane.py");
+    const MergeResult r = Merge(job);
+    ASSERT_FALSE(r.report.fatal);
+    auto truth = Offsets(job);
+    for (const char* host : {"host-b", "host-c"}) {
+      const HostClock* h = HostNamed(r.report, host);
+      ASSERT_NE(h, nullptr) << host;
+      EXPECT_EQ(h->status, HostClock::Status::kChecked) << h->reason;
+      EXPECT_NEAR(h->offset_ns / 1000.0, truth[host] - truth["host-a"], 3) << host;
+    }
+    const Waits& w = r.report.waits;
+    EXPECT_EQ(w.from, "NCCL kernels");
+    for (const StepWaits& st : w.steps) {
+      const bool planted = st.step >= 1 && st.step <= 2;
+      EXPECT_EQ(st.held_by.size(), planted ? 2u : 0u) << "step " << st.step << ": " << st.why;
+      for (int32_t k : st.held_by) EXPECT_EQ(w.ranks[k].label.rfind("host-c · GPU ", 0), 0u) << w.ranks[k].label;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tracemerge::test

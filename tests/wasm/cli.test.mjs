@@ -294,3 +294,27 @@ test('a file over the wasm per-file limit (1 GiB) keeps its first part, named; t
   assert.match(out, /good\.json\n\s+trace/);
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+// TF/JAX XSpaces (issue 36): hosts whose GPUs are sources of their own, parsed by the helpers
+// or the main instance, in or out of the heap — wasm = native bytes, gzipped files too.
+test('XPlane hosts (.xplane.pb, gzipped or not): wasm (helpers, store) = native bytes', () => {
+  const dir = tmpDir('xplane');
+  const job = path.join(dir, 'job');
+  const gen = spawnSync('python3', [path.join(GOLDEN, '../bench/gen_xplane.py'), job, '--hosts', '3',
+    '--offsets-us', '0,350,-5800', '--straggler', '2', '--straggler-steps', '1-2', '--seed', '31337'], { encoding: 'utf8' });
+  assert.equal(gen.status, 0, gen.stderr);
+  const profile = path.join(job, 'plugins/profile', fs.readdirSync(path.join(job, 'plugins/profile'))[0]);
+  const c = path.join(profile, 'host-c.xplane.pb');
+  spawnSync('gzip', [c]);  // (read as the page reads a dropped .gz)
+  const native = run(NATIVE_CLI, [job, '-o', '-', '--quiet']);
+  assert.equal(native.status, 0, native.stderr);
+  const report = JSON.parse(native.stdout.toString()).metadata.tracemerge;
+  assert.deepEqual(report.sources.filter((x) => x.path.endsWith('host-c.xplane.pb.gz')).map((x) => x.label),
+    ['host-c · GPU 0', 'host-c · GPU 1', 'host-c']);
+  for (const extra of [['--threads', '1'], ['--threads', '3'], ['--threads', '3', '--memory-mb', '1']]) {
+    const wasm = run(NODE_CLI, [job, '-o', '-', '--quiet', ...extra]);
+    assert.equal(wasm.status, 0, wasm.stderr.toString());
+    assert.ok(wasm.stdout.equals(native.stdout), `${extra.join(' ')}: outputs differ`);
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+});

@@ -1,0 +1,442 @@
+// TensorFlow's (≥ 2.11) and JAX's profiler output: one XSpace (xplane.proto) per host,
+//   <logdir>/plugins/profile/<session>/<host>.xplane.pb
+// read with the wire reader of protobuf.h. As xprof's trace viewer shows it: a
+// process per plane ("/host:CPU", "/device:GPU:0"), a thread per line (its
+// display_id, else its id; its display name, else its name), and every XEvent an X
+// event at line.timestamp_ns + offset_ps lasting duration_ps — start and end each
+// rounded to the nanosecond the output keeps, so nested events stay nested. Its
+// stats (its metadata's, then its own, which win) become args; a ref_value names
+// the stat it refers to. Aggregated events (num_occurrences: a count, no time)
+// are counted in a NOTE, not placed.
+// Time: line times are relative to the profile's start; the "Task Environment"
+// plane's profile_start_time (ns since the epoch) is the time base — older files
+// have none (NO_CLOCK), or absolute line times (Unix ns).
+// Steps: a device plane's "Steps" line, one event per step (its name, or its
+// step_num / group_id stat, the number). Collectives: NCCL/RCCL kernels on the
+// device planes, as Kineto's (anchors); XLA collective ops ("all-reduce.3" on
+// "XLA Ops") where a plane has no such kernels (TPU).
+// Host: XSpace.hostnames, else the file's name ("10.0.0.7_6003.xplane.pb").
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "formats/collectives.h"
+#include "formats/format.h"
+#include "formats/protobuf.h"
+#include "numbers.h"
+#include "event_parser.h"
+#include "source.h"
+#include "stages.h"
+
+namespace tracemerge {
+namespace {
+
+constexpr std::string_view kSuffix = ".xplane.pb";
+
+// ps → ns, to the nearest (halves up), for any int64.
+int64_t RoundPs(int64_t ps) {
+  const int64_t q = ps / 1000, r = ps % 1000;
+  return r >= 500 ? q + 1 : r < -500 ? q - 1 : q;
+}
+
+int64_t AddSat(int64_t a, int64_t b) {
+  int64_t out;
+  return __builtin_add_overflow(a, b, &out) ? (b > 0 ? INT64_MAX : INT64_MIN) : out;
+}
+
+// A plane's dictionaries: event metadata and stat names by id (views into the file).
+struct EventMeta {
+  std::string_view name, display_name, stats;  // stats: the XEventMetadata's bytes (its XStats: field 5)
+};
+struct Dicts {
+  std::unordered_map<int64_t, EventMeta> events;
+  std::unordered_map<int64_t, std::string_view> stats;
+};
+
+class Reader {
+ public:
+  Reader(ParsedSource& s, LineContext& cx, uint64_t size) : s_(s), cx_(cx), size_(size) {}
+
+  bool Space(std::string_view data) {
+    WireReader r(data, 0);
+    bool any = false;
+    while (r.Next()) {
+      if (r.field() == 1 && r.wire() == kWireBytes) {
+        any = true;
+        if (!Plane(r.Message())) return true;
+      } else if (r.field() == 4 && r.wire() == kWireBytes && s_.said.host.empty()) {
+        s_.said.host = JsonEscape(r.bytes());
+      }
+    }
+    if (r.failed()) Damaged(r);
+    // Steps as each device's Steps line marks them (xprof's: each device a source of its own, its
+    // collectives in its steps), else as the host marked them (step_num: the host's source only).
+    if (!step_nums_.empty() || !line_steps_.empty()) {
+      s_.step_kind = StepKind::kXPlaneSteps;
+      s_.steps = line_steps_.empty() ? std::move(step_nums_) : std::move(line_steps_);
+    }
+    if (aggregated_)
+      s_.Warn(Code::kNote, aggregated_at_,
+              std::to_string(aggregated_) + " aggregated event" + (aggregated_ == 1 ? "" : "s") +
+                  " (num_occurrences: a count without a time of its own) counted here, not placed on the timeline");
+    return any || r.failed();
+  }
+
+ private:
+  void Damaged(const WireReader& r) {
+    s_.Warn(r.error_at() + 16 >= size_ ? Code::kTruncated : Code::kBadEvent, r.error_at(),
+            r.error() + "; kept the events before it");
+  }
+
+  // Returns false once the file is found damaged or the merge cancelled (nothing more is read).
+  bool Plane(WireReader plane) {
+    if (!cx_.Tick(plane.field_at())) return false;
+    Dicts d;
+    std::string_view name;
+    std::vector<WireReader> lines, stats;
+    while (plane.Next()) {
+      const bool bytes = plane.wire() == kWireBytes;
+      switch (plane.field()) {
+        case 2: if (bytes) name = plane.bytes(); break;
+        case 3: if (bytes) lines.push_back(plane.Message()); break;
+        case 4: if (bytes) EventMetaEntry(plane.Message(), &d); break;
+        case 5: if (bytes) StatMetaEntry(plane.Message(), &d); break;
+        case 6: if (bytes) stats.push_back(plane.Message()); break;
+        default: break;
+      }
+    }
+    if (plane.failed()) return Damaged(plane), false;
+    if (name == "Task Environment") {
+      for (WireReader st : stats) {
+        Stat v = ReadStat(st, d);
+        if (v.name == "profile_start_time" && v.integer) s_.said.base_time = std::to_string(*v.integer);
+      }
+      return true;
+    }
+    const bool device = name.rfind("/device:", 0) == 0;
+    // An XLA collective op stands for a kernel only where the plane has none (TPU).
+    bool kernels = false;
+    if (device)
+      for (auto& [mid, m] : d.events) kernels |= IsNcclKernel(m.name);
+    const std::string pid(name);  // (plane ids repeat: the host's and GPU 0's are both 0 in some files)
+    for (WireReader line : lines)
+      if (!Line(line, d, pid, name, device, kernels)) return false;
+    return true;
+  }
+
+  static void EventMetaEntry(WireReader entry, Dicts* d) {  // map<int64, XEventMetadata>
+    int64_t key = 0;
+    EventMeta m;
+    while (entry.Next()) {
+      if (entry.field() == 1 && entry.wire() == kWireVarint) key = static_cast<int64_t>(entry.varint());
+      if (entry.field() != 2 || entry.wire() != kWireBytes) continue;
+      m.stats = entry.bytes();  // (its stats, field 5, read with each event)
+      WireReader value = entry.Message();
+      while (value.Next()) {
+        if (value.wire() != kWireBytes) continue;
+        if (value.field() == 2) m.name = value.bytes();
+        else if (value.field() == 4) m.display_name = value.bytes();
+      }
+    }
+    d->events[key] = m;
+  }
+
+  static void StatMetaEntry(WireReader entry, Dicts* d) {  // map<int64, XStatMetadata>
+    int64_t key = 0;
+    std::string_view name;
+    while (entry.Next()) {
+      if (entry.field() == 1 && entry.wire() == kWireVarint) key = static_cast<int64_t>(entry.varint());
+      if (entry.field() == 2 && entry.wire() == kWireBytes) {
+        WireReader value = entry.Message();
+        while (value.Next())
+          if (value.field() == 2 && value.wire() == kWireBytes) name = value.bytes();
+      }
+    }
+    d->stats[key] = name;
+  }
+
+  struct Stat {
+    std::string_view name;
+    std::string json;                // the value as JSON
+    std::optional<int64_t> integer;  // an integer value, as such
+  };
+  static Stat ReadStat(WireReader st, const Dicts& d) {
+    Stat v;
+    int64_t mid = 0;
+    while (st.Next()) {
+      switch (st.field()) {
+        case 1: mid = static_cast<int64_t>(st.varint()); break;
+        case 2:
+          if (st.wire() == kWireFixed64) v.json = Double(st.fixed_double());
+          break;
+        case 3:
+          if (st.wire() == kWireVarint) {
+            v.json = st.varint() <= uint64_t{INT64_MAX} ? std::to_string(st.varint()) : "\"" + std::to_string(st.varint()) + "\"";
+            if (st.varint() <= uint64_t{INT64_MAX}) v.integer = static_cast<int64_t>(st.varint());
+          }
+          break;
+        case 4:
+          if (st.wire() == kWireVarint) v.integer = static_cast<int64_t>(st.varint()), v.json = std::to_string(*v.integer);
+          break;
+        case 5:
+          if (st.wire() == kWireBytes) v.json = "\"" + JsonEscape(st.bytes()) + "\"";
+          break;
+        case 6:
+          if (st.wire() == kWireBytes) v.json = "\"(" + std::to_string(st.bytes().size()) + " bytes)\"";
+          break;
+        case 7:
+          if (st.wire() == kWireVarint) {
+            auto it = d.stats.find(static_cast<int64_t>(st.varint()));
+            v.json = "\"" + JsonEscape(it == d.stats.end() ? std::string_view() : it->second) + "\"";
+          }
+          break;
+        default: break;
+      }
+    }
+    auto it = d.stats.find(mid);
+    v.name = it == d.stats.end() ? std::string_view() : it->second;
+    return v;
+  }
+  static std::string Double(double x) {
+    if (!std::isfinite(x)) return std::isnan(x) ? "\"NaN\"" : x > 0 ? "\"Infinity\"" : "\"-Infinity\"";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", x);
+    return buf;
+  }
+
+  bool Line(WireReader line, const Dicts& d, const std::string& pid, std::string_view plane, bool device, bool kernels) {
+    int64_t id = 0, display_id = 0, timestamp_ns = 0;
+    std::string_view name, display_name;
+    std::vector<WireReader> events;
+    while (line.Next()) {
+      const bool bytes = line.wire() == kWireBytes;
+      switch (line.field()) {
+        case 1: id = static_cast<int64_t>(line.varint()); break;
+        case 2: if (bytes) name = line.bytes(); break;
+        case 3: timestamp_ns = static_cast<int64_t>(line.varint()); break;
+        case 4: if (bytes) events.push_back(line.Message()); break;
+        case 10: display_id = static_cast<int64_t>(line.varint()); break;
+        case 11: if (bytes) display_name = line.bytes(); break;
+        default: break;
+      }
+    }
+    if (line.failed()) return Damaged(line), false;
+    if (!cx_.Tick(line.field_at())) return false;
+    const uint32_t thread = cx_.Thread(pid, std::to_string(display_id ? display_id : id));
+    Thread& t = s_.threads[thread];
+    if (t.name.empty()) t.name = JsonEscape(display_name.empty() ? name : display_name);
+    Proc& p = s_.procs[t.proc];
+    if (p.name.empty()) p.name = JsonEscape(plane);
+    // A device is a source of its own (ranks.cc splits the file by it): its collectives and waits are its own.
+    if (auto ordinal = DeviceOrdinal(plane)) p.rank = *ordinal, p.labels = std::string(plane.substr(8));
+    const bool steps = device && name == "Steps";
+    const bool absolute = timestamp_ns >= kEpoch2001Ns;
+    for (WireReader ev : events)
+      if (!Event(ev, d, thread, timestamp_ns, absolute, steps, device, kernels)) return Damaged(ev), false;
+    return true;
+  }
+
+  bool Event(WireReader ev, const Dicts& d, uint32_t thread, int64_t line_ns, bool absolute, bool steps, bool device,
+             bool kernels) {
+    int64_t mid = 0, offset_ps = 0, duration_ps = 0;
+    bool timed = false, aggregated = false;
+    std::vector<WireReader> stats;
+    const uint64_t at = ev.field_at();
+    while (ev.Next()) {
+      switch (ev.field()) {
+        case 1: mid = static_cast<int64_t>(ev.varint()); break;
+        case 2: offset_ps = static_cast<int64_t>(ev.varint()), timed = true; break;
+        case 3: duration_ps = static_cast<int64_t>(ev.varint()); break;
+        case 4: if (ev.wire() == kWireBytes) stats.push_back(ev.Message()); break;
+        case 5: aggregated = true; break;
+        default: break;
+      }
+    }
+    if (ev.failed()) return false;
+    if (aggregated && !timed) {
+      if (!aggregated_++) aggregated_at_ = at;
+      return true;
+    }
+    auto it = d.events.find(mid);
+    const EventMeta meta = it == d.events.end() ? EventMeta{} : it->second;
+    std::vector<Stat> args;
+    for (WireReader st : stats) args.push_back(ReadStat(st, d));
+    if (!meta.stats.empty()) {  // the metadata's, unless the event says the same stat
+      WireReader ms(meta.stats, 0);
+      while (ms.Next())
+        if (ms.field() == 5 && ms.wire() == kWireBytes) {
+          Stat v = ReadStat(ms.Message(), d);
+          bool own = false;
+          for (const Stat& a : args) own |= a.name == v.name;
+          if (!own) args.push_back(std::move(v));
+        }
+    }
+    tracemerge::Event e;
+    e.offset = s_.arena.size();
+    e.thread = thread;
+    e.ph = 'X';
+    e.ts = AddSat(line_ns, RoundPs(offset_ps));
+    e.dur = std::max<int64_t>(0, AddSat(line_ns, RoundPs(AddSat(offset_ps, duration_ps))) - e.ts);
+    e.has_ts = true;
+    e.based = absolute;
+    (absolute ? s_.based_events : s_.relative_events) = true;
+    ByteBuffer& a = s_.arena;
+    a.append("{\"name\":\"");
+    a.append(JsonEscape(meta.name));
+    a.append("\",\"ph\":\"X\",\"ts\":");
+    a.push_back(kTsMark);
+    a.append(",\"dur\":");
+    AppendMicros(a, e.dur);
+    a.append(",\"pid\":");
+    a.push_back(kPidMark);
+    a.append(",\"tid\":");
+    a.push_back(kTidMark);
+    bool first = true;
+    auto arg = [&](std::string_view key, std::string_view json) {
+      a.append(first ? ",\"args\":{\"" : ",\"");
+      first = false;
+      a.append(JsonEscape(key));
+      a.append("\":");
+      a.append(json);
+    };
+    if (!meta.display_name.empty() && meta.display_name != meta.name) arg("long_name", "\"" + JsonEscape(meta.display_name) + "\"");
+    for (const Stat& v : args)
+      if (!v.json.empty()) arg(v.name, v.json);
+    a.append(first ? "}" : "}}");
+    e.length = static_cast<uint32_t>(a.size() - e.offset);
+    const auto index = static_cast<uint32_t>(s_.events.size());
+    s_.events.push_back(e);
+    s_.report.events_read++;
+    if (steps) Step(meta, args, index, &line_steps_);
+    for (const Stat& v : args)  // a step marker of the host (JAX's StepTraceAnnotation: "train", step_num)
+      if (!device && v.name == "step_num" && v.integer) step_nums_.push_back({*v.integer, index});
+    if (device) Collective(meta.name, kernels, index);
+    return true;
+  }
+
+  // A "Steps" line's event (xprof's, derived: named by its group id, with a group_id stat and
+  // the host's step_name, "train 12"): the step the name's number says, else the group's.
+  static void Step(const EventMeta& meta, const std::vector<Stat>& args, uint32_t index, Marks* marks) {
+    std::optional<int64_t> step, group;
+    for (const Stat& v : args) {
+      if (v.name == "group_id" && v.integer) group = v.integer;
+      if (v.name == "step_name" && v.json.size() > 2) {
+        const std::string_view text = std::string_view(v.json).substr(1, v.json.size() - 2);
+        const size_t digits = text.find_last_not_of("0123456789") + 1;
+        if (digits < text.size() && text.size() - digits <= 12) step = ParseScaled(text.substr(digits), 1);
+      }
+    }
+    if (!group && AllDigits(meta.name) && meta.name.size() <= 12) group = ParseScaled(meta.name, 1);
+    if (step || group) marks->push_back({step ? *step : *group, index});
+  }
+
+  // "/device:GPU:3" → 3; not a device plane → nullopt.
+  static std::optional<int64_t> DeviceOrdinal(std::string_view plane) {
+    if (plane.rfind("/device:", 0) != 0) return std::nullopt;
+    const size_t colon = plane.rfind(':');
+    const std::string_view n = plane.substr(colon + 1);
+    if (!AllDigits(n) || n.size() > 9) return std::nullopt;
+    return ParseScaled(n, 1);
+  }
+
+  void Collective(std::string_view name, bool kernels, uint32_t index) {
+    std::string_view op;
+    if (IsNcclKernel(name)) {
+      op = SymmetricOp(name);
+      if (op.empty()) return s_.anchors.push_back({index, AnchorTier::kExchange, false, false, ""});
+    } else if (!kernels) {
+      op = XlaCollective(name);
+      if (op.empty()) return;
+    } else {
+      return;
+    }
+    // By name and place, as every rank runs the same program.
+    s_.anchors.push_back({index, AnchorTier::kKernel, false, false, std::string(op) + '\x1f' + std::string(name)});
+  }
+
+  // "all-reduce.3", "all-reduce-start.1" (an async pair's start), "all-gather-done.2" → the
+  // collective, when symmetric; else "".
+  static std::string_view XlaCollective(std::string_view name) {
+    for (auto [prefix, op] : {std::pair{"all-reduce", "allreduce"}, {"all-gather", "allgather"},
+                              {"reduce-scatter", "reducescatter"}}) {
+      const std::string_view p(prefix);
+      if (name.substr(0, p.size()) != p) continue;
+      const std::string_view rest = name.substr(p.size());
+      if (rest.empty() || rest[0] == '.' || rest.substr(0, 5) == "-done") return op;
+    }
+    return "";
+  }
+
+  ParsedSource& s_;
+  LineContext& cx_;
+  uint64_t size_;
+  uint64_t aggregated_ = 0, aggregated_at_ = 0;
+  Marks step_nums_, line_steps_;
+};
+
+std::string Spaced(std::string_view device) {  // "GPU:1" → "GPU 1"
+  std::string d(device);
+  std::replace(d.begin(), d.end(), ':', ' ');
+  return d;
+}
+
+class XPlane final : public Format {
+ public:
+  FormatId id() const override { return FormatId::kXPlane; }
+
+  bool Recognise(std::string_view path, std::string_view head, Classification* c) const override {
+    const std::string_view base = BaseName(path);
+    if (!EndsWith(base, kSuffix) && !EndsWith(base, std::string(kSuffix) + ".gz")) return false;
+    // An XSpace starts with a plane (field 1) or its host names (field 4), length-delimited.
+    if (!head.empty() && head[0] != '\x0a' && head[0] != '\x22') return false;
+    c->kind = Kind::kXPlane;
+    c->node = std::string(base.substr(0, base.find(kSuffix)));
+    return true;
+  }
+
+  bool ReadLines(ParsedSource& s, std::string_view data, LineContext& cx) const override {
+    Reader r(s, cx, data.size());
+    if (!r.Space(data)) s.Warn(Code::kNotATrace, 0, "no plane in this XSpace");
+    return true;
+  }
+
+  TimeBase Clock(const ParsedSource& s, const JobFacts&) const override {
+    if (auto base = ParseScaled(s.said.base_time, 1); base && !s.said.base_time.empty())
+      return {BaseKind::kXPlaneStart, *base, s.said.base_time, "", ""};
+    if (s.based_events && !s.relative_events) return {BaseKind::kUnixMicros, 0, "", "", ""};
+    return {};
+  }
+
+  Identity Identify(const ParsedSource& s, const JobFacts&) const override {
+    Identity id;
+    id.run = DroppedFolder(s.path, s.in_folder);
+    // The host it names ("34.83.195.179:6003"), which its file's name says too ("34.83.195.179_6003").
+    std::string named = s.said.host;
+    if (named.empty()) {
+      id.host = s.cls.node;
+      id.host_from = "file name";
+    } else {
+      id.host = named;
+      id.host_from = "hostnames";
+    }
+    id.node = s.cls.node;
+    // A device's piece of the file (ranks.cc): "host-a · GPU 1"; the host's planes: "host-a".
+    for (const Proc& p : s.procs)
+      if (p.rank >= 0 && !p.labels.empty()) id.device = p.labels;
+    id.label = id.group = id.device.empty() ? id.host : id.host + " · " + Spaced(id.device);
+    id.stream = id.process = s.cls.node + (id.device.empty() ? "" : " " + id.device);
+    return id;
+  }
+};
+
+}  // namespace
+
+const Format& XPlaneFormat() {
+  static const XPlane format;
+  return format;
+}
+
+}  // namespace tracemerge

@@ -1,0 +1,171 @@
+// The XPlane module (core/formats/xplane.cc, protobuf.h) on XSpaces built here field by
+// field, on the corpus's real one, and on damaged bytes.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+
+#include "formats/format.h"
+#include "formats/protobuf.h"
+#include "parse.h"
+#include "stream.h"
+#include "test_util.h"
+
+namespace tracemerge {
+namespace {
+
+// Protobuf's wire format, written: enough to build XSpaces.
+std::string Varint(uint64_t v) {
+  std::string out;
+  do {
+    out.push_back(static_cast<char>((v & 0x7f) | (v >= 0x80 ? 0x80 : 0)));
+    v >>= 7;
+  } while (v);
+  return out;
+}
+std::string Int(uint32_t field, int64_t v) { return Varint(uint64_t{field} << 3) + Varint(static_cast<uint64_t>(v)); }
+std::string Bytes(uint32_t field, const std::string& b) { return Varint(uint64_t{field} << 3 | 2) + Varint(b.size()) + b; }
+std::string Double(uint32_t field, double d) {
+  std::string out = Varint(uint64_t{field} << 3 | 1);
+  uint64_t v;
+  std::memcpy(&v, &d, 8);
+  for (int i = 0; i < 8; i++) out.push_back(static_cast<char>(v >> (8 * i)));
+  return out;
+}
+std::string EventMeta(int64_t id, const std::string& name, const std::string& stats = "") {
+  return Bytes(4, Int(1, id) + Bytes(2, Int(1, id) + Bytes(2, name) + stats));
+}
+std::string StatMeta(int64_t id, const std::string& name) { return Bytes(5, Int(1, id) + Bytes(2, Int(1, id) + Bytes(2, name))); }
+std::string Event(int64_t meta, int64_t offset_ps, int64_t duration_ps, const std::string& stats = "") {
+  return Bytes(4, Int(1, meta) + Int(2, offset_ps) + Int(3, duration_ps) + stats);
+}
+
+ParsedSource Parse(const std::string& path, const std::string& bytes) {
+  SourceStream stream(path, 0, 1 << 30, false, ByteBuffer(), bytes.size());
+  stream.SetInFolder(true);
+  stream.Append(bytes);
+  SourceBytes in = std::move(stream).End();
+  in.Inflate();
+  EventParser parser;
+  return ParseSource(in, ParseLimits(), parser, nullptr);
+}
+
+std::string Template(const ParsedSource& s, size_t i) { return std::string(s.arena.data() + s.events[i].offset, s.events[i].length); }
+
+// A host plane: a line at 1 000 ns with an outer event at 1 500 ps lasting 1 µs and one inside
+// it, a ref_value stat, a double, a metadata stat the event overrides, and an aggregated event;
+// a GPU plane with an NCCL kernel and a Steps line; the Task Environment's start.
+std::string Space(bool task_environment) {
+  const std::string stats = StatMeta(1, "ref") + StatMeta(2, "hlo_op") + StatMeta(3, "flops") + StatMeta(4, "level") +
+                            StatMeta(5, "profile_start_time") + StatMeta(6, "group_id");
+  std::string host = Int(1, 0) + Bytes(2, "/host:CPU") +
+                     Bytes(3, Int(1, 77) + Bytes(2, "python3") + Int(3, 1000) +
+                                  Event(1, 1500, 1000000, Bytes(4, Int(1, 1) + Int(7, 2)) + Bytes(4, Int(1, 3) + Double(2, 2.5))) +
+                                  Event(2, 2400, 997000, Bytes(4, Int(1, 4) + Int(4, -3))) +
+                                  Bytes(4, Int(1, 1) + Int(5, 12) + Int(3, 40))) +
+                     EventMeta(1, "outer \"op\"", Bytes(5, Int(1, 4) + Int(4, 9))) + EventMeta(2, "inner") + stats;
+  std::string gpu = Int(1, 0) + Bytes(2, "/device:GPU:0") +
+                    Bytes(3, Int(1, 7) + Bytes(2, "Stream #7(Kernel)") + Int(3, 5000) + Event(1, 0, 30000000)) +
+                    Bytes(3, Int(1, 9) + Bytes(2, "Steps") + Int(3, 5000) + Event(2, 0, 40000000, Bytes(4, Int(1, 6) + Int(4, 3)))) +
+                    EventMeta(1, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)") + EventMeta(2, "3") + stats;
+  std::string space = Bytes(1, host) + Bytes(1, gpu) + Bytes(4, "10.0.0.7:6003");
+  if (task_environment)
+    space += Bytes(1, Int(1, 9) + Bytes(2, "Task Environment") + Bytes(6, Int(1, 5) + Int(3, 1700000000000000000)) + stats);
+  return space;
+}
+
+TEST(XPlane, EveryEventAtItsPicosecondsRoundedToTheNanosecondNestedStaysNested) {
+  const ParsedSource s = Parse("job/plugins/profile/s/10.0.0.7_6003.xplane.pb", Space(true));
+  ASSERT_EQ(s.cls.kind, Kind::kXPlane);
+  ASSERT_EQ(s.events.size(), 4u) << "two host events, a kernel, a step (the aggregated one counted apart)";
+  EXPECT_EQ(s.report.events_read, 4u);
+  // 1 000 ns + 1 500 ps → 1 002 ns (halves up); its end 1 000 ns + 1 001 500 ps → 2 002 ns.
+  EXPECT_EQ(s.events[0].ts, 1002);
+  EXPECT_EQ(s.events[0].dur, 1000);
+  // Inside: 1 000 ns + 2 400 ps → 1 002 ns; end 1 000 ns + 999 400 ps → 1 999 ns: within the outer one.
+  EXPECT_EQ(s.events[1].ts, 1002);
+  EXPECT_EQ(s.events[1].dur, 997);
+  EXPECT_LE(s.events[1].ts + s.events[1].dur, s.events[0].ts + s.events[0].dur);
+  const std::string outer = Template(s, 0);
+  EXPECT_NE(outer.find(R"("name":"outer \"op\"")"), std::string::npos) << outer;
+  EXPECT_NE(outer.find(R"("ref":"hlo_op")"), std::string::npos) << "a ref_value names the stat it refers to: " << outer;
+  EXPECT_NE(outer.find(R"("flops":2.5)"), std::string::npos) << outer;
+  EXPECT_NE(outer.find(R"("level":9)"), std::string::npos) << "the metadata's stat: " << outer;
+  const std::string inner = Template(s, 1);
+  EXPECT_NE(inner.find(R"("level":-3)"), std::string::npos) << inner;
+  EXPECT_EQ(inner.find(R"("level":9)"), std::string::npos) << "the event's own stat wins: " << inner;
+  bool noted = false;
+  for (const Diagnostic& d : s.warnings) noted |= d.code == Code::kNote && d.message.find("1 aggregated event") == 0;
+  EXPECT_TRUE(noted);
+  // The kernel is a collective; the Steps line marks step 3 (its group_id).
+  ASSERT_EQ(s.anchors.size(), 1u);
+  EXPECT_EQ(s.anchors[0].tier, AnchorTier::kKernel);
+  EXPECT_EQ(s.step_kind, StepKind::kXPlaneSteps);
+  ASSERT_EQ(s.steps.size(), 1u);
+  EXPECT_EQ(s.steps[0].first, 3);
+}
+
+TEST(XPlane, TheTaskEnvironmentIsTheClockTheHostIsNamed) {
+  const ParsedSource with = Parse("j/10.0.0.7_6003.xplane.pb", Space(true));
+  const TimeBase tb = FormatOf(with.cls.format).Clock(with, {});
+  EXPECT_EQ(tb.kind, BaseKind::kXPlaneStart);
+  EXPECT_EQ(tb.base_ns, 1700000000000000000);
+  const Identity id = FormatOf(with.cls.format).Identify(with, {});
+  EXPECT_EQ(id.host, "10.0.0.7:6003");
+  EXPECT_STREQ(id.host_from, "hostnames");
+  const ParsedSource without = Parse("j/10.0.0.7_6003.xplane.pb", Space(false));
+  EXPECT_EQ(FormatOf(without.cls.format).Clock(without, {}).kind, BaseKind::kNone);
+}
+
+// Cut anywhere, or a byte changed anywhere: never a crash or a read past the end (ASan runs
+// this too); a damaged file says where (within the file) and keeps the events before it.
+TEST(XPlane, DamagedBytesAreNamedWithTheirOffsetNeverACrash) {
+  const std::string good = Space(true);
+  for (size_t cut = 1; cut < good.size(); cut++) {
+    const ParsedSource s = Parse("j/h.xplane.pb", good.substr(0, cut));
+    for (const Diagnostic& d : s.warnings) EXPECT_LE(d.offset, cut) << d.message;
+    EXPECT_LE(s.events.size(), 4u);
+  }
+  size_t said = 0;
+  for (size_t at = 0; at < good.size(); at++) {
+    std::string bad = good;
+    bad[at] = static_cast<char>(bad[at] ^ 0xa5);
+    const ParsedSource s = Parse("j/h.xplane.pb", bad);
+    for (const Diagnostic& d : s.warnings) {
+      EXPECT_LE(d.offset, bad.size()) << d.message;
+      said += d.message.rfind("protobuf:", 0) == 0;
+    }
+  }
+  // (most changed bytes leave valid protobuf — another value, another length that still fits)
+  EXPECT_GT(said, good.size() / 10) << "corruptions that break the wire format are said";
+}
+
+TEST(XPlane, TheCorpusFileEveryEventOfEveryPlane) {
+  const std::string path = test::Corpus("real/xprof_gpu_multi_worker/34.83.195.179_6003.xplane.pb");
+  const ParsedSource s = Parse("xprof/34.83.195.179_6003.xplane.pb", test::ReadFile(path));
+  ASSERT_EQ(s.cls.kind, Kind::kXPlane);
+  // PROVENANCE.tsv: /host:CPU 15 354 events, GPU 1, 4, 6 hold 19 / 3 875 / 3 880.
+  std::map<std::string, size_t> per_plane;
+  for (const tracemerge::Event& e : s.events) per_plane[s.procs[s.threads[e.thread].proc].name]++;
+  EXPECT_EQ(per_plane["/host:CPU"], 15354u);
+  EXPECT_EQ(per_plane["/device:GPU:1"], 19u);
+  EXPECT_EQ(per_plane["/device:GPU:4"], 3875u);
+  EXPECT_EQ(per_plane["/device:GPU:6"], 3880u);
+  EXPECT_EQ(s.said.host, "34.83.195.179:6003");
+  for (const Diagnostic& d : s.warnings) EXPECT_NE(d.code, Code::kBadEvent) << d.message;
+}
+
+TEST(WireReader, NeverReadsPastItsBytes) {
+  for (const std::string& bad : {std::string("\x0a\x05" "ab", 4), std::string("\x08\xff\xff", 3), std::string("\x0b", 1),
+                                 std::string("\x00\x01", 2), std::string(11, '\xff')}) {
+    WireReader r(bad, 100);
+    while (r.Next()) {
+    }
+    EXPECT_TRUE(r.failed());
+    EXPECT_GE(r.error_at(), 100u);
+    EXPECT_LT(r.error_at(), 100u + bad.size());
+  }
+}
+
+}  // namespace
+}  // namespace tracemerge
