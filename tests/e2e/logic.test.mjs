@@ -77,11 +77,11 @@ test('the window is resolved by the core: steps by the reference rule, date-time
 
 test('the kinds and the offsets\' paths are the core\'s', () => {
   const kinds = kindSet(rules.kinds);
-  assert.deepEqual(kinds.list.map((k) => k.only), ['pythontimeline.json', 'model_timeline.json', 'trace.json.gz', 'horovod_timeline.json', 'system', 'other']);
+  assert.deepEqual(kinds.list.map((k) => k.only), ['pythontimeline.json', 'model_timeline.json', 'trace.json.gz', 'horovod_timeline.json', 'system', 'other', 'xplane.pb']);
   const on = new Map(kinds.list.map((k) => [k.key, true]));
   assert.equal(onlyOption(kinds, on), undefined);
   on.set('system', false);
-  assert.deepEqual(onlyOption(kinds, on), ['pythontimeline.json', 'model_timeline.json', 'trace.json.gz', 'horovod_timeline.json', 'other']);
+  assert.deepEqual(onlyOption(kinds, on), ['pythontimeline.json', 'model_timeline.json', 'trace.json.gz', 'horovod_timeline.json', 'other', 'xplane.pb']);
   assert.equal(rules.pathMatches('job/host-b/rank1.json', 'rank1.json'), true);
   assert.equal(rules.pathMatches('job/host-b/rank1.json', 'job/host-b'), true);
   assert.equal(rules.pathMatches('job/host-bb/rank1.json', 'job/host-b'), false);
