@@ -66,7 +66,7 @@ class ShowTest(unittest.TestCase):
         # The helper restates no kind: it reads those the build wrote into the page.
         text = PAGE.read_text(encoding="utf-8")
         kinds = re.search(r'id="tm-kinds">(.*?)</script>', text).group(1)
-        self.assertEqual(json.loads(kinds)[-1], "other")
+        self.assertEqual(json.loads(kinds)[-2:], ["other", "xplane.pb"])
         with tempfile.TemporaryDirectory() as d:
             page = pathlib.Path(d) / "tracemerge.html"
             page.write_text(text.replace(kinds, '["pb"]', 1), encoding="utf-8")
