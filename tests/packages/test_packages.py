@@ -390,8 +390,10 @@ print(json.dumps({{"small": [n for n, _, _ in small.files], "small_options": sma
         got = json.loads(self.py(f"""
 import json, tracemerge
 job = {str(self.job)!r}
+# (the window's cell, measured: the page grows with the core, so the limits follow it)
+window = len(tracemerge.show(job, unit="step", start=2, end=29, merge_mb=0.001)._repr_html_()) / 1e6
 out = []
-for cell_mb in (48, 1.3, 1.2):
+for cell_mb in (48, window * 1.02, window * 0.98):
     v = tracemerge.show(job, unit="step", start=2, end=29, cell_mb=cell_mb)
     out.append([cell_mb, type(v).__name__, len(v._repr_html_()), str(v)[:400] if type(v).__name__ == "ScanView" else ""])
 print(json.dumps(out))
