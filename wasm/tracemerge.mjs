@@ -8,7 +8,7 @@
 // { code, message, file, offset } — thrown as TraceMergeError.
 
 import { TraceMergeError } from './errors.mjs';
-import { createStore, feed, helperCanRead, joined, nextTurn, sizeHint } from './io.mjs';
+import { createStore, feed, helperCanRead, joined, nextTurn, readAhead, sizeHint } from './io.mjs';
 import { HELPER_MAX, HelperPool, helperCount, startHelper } from './scheduler.mjs';
 
 export { createStore, feed, joined, nextTurn };
@@ -50,8 +50,10 @@ export async function loadCore(factory) {
   return corePromise;
 }
 
-// A wasm abort (out of memory, a bug) leaves the instance unusable: forget it.
+// A wasm abort (out of memory, a bug) leaves the instance unusable: forget it. (A helper
+// forgets its own to let a grown heap go.)
 function resetCore() { corePromise = null; }
+export { resetCore as releaseCore };
 
 // { start, end, unit, only, group, offsets, align, gzip, maxFileMb, maxStringMb, scan, memoryMb } → the CLI's flags.
 export function optionsToArgs(o = {}) {
@@ -278,7 +280,7 @@ export async function mergeFiles(files, options = {}, { onProgress, signal, core
     },
   });
   try {
-    for (const f of list) {
+    for await (const f of readAhead(list)) {
       current = f.name;
       const read = () => onProgress?.({ stage: 'read', bytesDone: merger.bytesRead, bytesTotal, file: f.name });
       await merger.addSource(f.name, f.data, { signal, onBytes: read, inFolder: !!f.inFolder });
@@ -309,10 +311,11 @@ export async function scanFiles(files, options = {}, opts = {}) {
   return result;
 }
 
-// What a file is (kind, node, or why it is skipped), from its first bytes only.
-export async function classifyFile(name, blob, { core } = {}) {
+// What a file is (kind, node, or why it is skipped), from its first bytes only: those of a
+// Blob, or bytes (a file's first ones, up to 64 KB, as the page has read them).
+export async function classifyFile(name, data, { core } = {}) {
   core ??= await loadCore();
-  const head = new Uint8Array(await blob.slice(0, 65536).arrayBuffer());
+  const head = data instanceof Uint8Array ? data.subarray(0, 65536) : new Uint8Array(await data.slice(0, 65536).arrayBuffer());
   return JSON.parse(core.classify(name, head));
 }
 

@@ -53,10 +53,11 @@ export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
         : `from ${moment(model.start, job)} to ${moment(model.end, job)} (${duration(model.end - model.start)}), `) +
       `${plural(model.steps.length, 'step')}${noClock ? `; ${plural(noClock, 'source')} without a clock of ${noClock === 1 ? 'its' : 'their'} own` : ''}. ` +
       'Drag across it, or use the arrow keys and Enter, to pick the window to merge.';
-    el.foldNote.hidden = !model.folded;
-    el.foldNote.textContent = model.folded
-      ? `${plural(model.folded, 'host')} drawn folded, each one lane for all its ranks: click a host's name on the overview to open it (and again to fold it).`
-      : '';
+    // "128 hosts drawn folded, …", "The 19,700 sources without a host drawn as one lane", or both.
+    const hosts = model.folded ? `${plural(model.folded, 'host')} drawn folded, each one lane for all its sources` : '';
+    const none = model.noHost ? `${hosts ? 'and the' : 'The'} ${count(model.noHost)} sources without a host drawn as one lane` : '';
+    el.foldNote.hidden = !hosts && !none;
+    el.foldNote.textContent = hosts || none ? `${[hosts, none].filter(Boolean).join(', ')}: click a name on the overview to open it (and again to fold it).` : '';
     steps();
     caption();
   }
@@ -155,9 +156,16 @@ export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
         outside: used.reduce((n, s) => n + (s.outside_window ?? 0), 0),
       };
       overview.setMerged({ start_us: mergeReport.window?.start_us, end_us: mergeReport.window?.end_us });
-      const known = labels.size;
-      for (const s of mergeReport.sources) if (s.label) labels.set(s.path, s.label);
-      if (labels.size !== known) refresh();
+      // The model changes where the merge names a source the scan did not name (a rank):
+      // 20 000 sources named alike by both are no reason to rebuild it.
+      const named = new Set((report?.sources ?? []).filter((s) => s.label).map((s) => s.path));
+      let renamed = false;
+      for (const s of mergeReport.sources) {
+        if (!s.label || labels.get(s.path) === s.label) continue;
+        labels.set(s.path, s.label);
+        renamed ||= !named.has(s.path);
+      }
+      if (renamed) refresh();
       else if (model) caption();
     },
     overview,

@@ -4,11 +4,13 @@
 // with the sources the user left out hidden and the offsets typed in the table applied.
 //   buildModel(report, { visible: (path) => true, shift: (path) => 0, kindLabel, expanded: new Set() })
 //     → { start, end, bins, groups: [{ key, title, lanes: [lane…] }], lanes, steps: [[step, first_us]…],
-//         folded: number of hosts drawn folded }
+//         folded: number of hosts drawn folded, noHost: sources without a host drawn as one lane }
 //   lane: { source, path, name, kind, run, host, density, max, steps, counters, shift, noClock, placed, rows }
 // A big job (more than FOLD_ABOVE nodes or ranks) is drawn by host: each host one lane (its
-// sources' events summed, its steps' union) until `expanded` has it (its key: lane.hostKey).
+// sources' events summed, its steps' union) until `expanded` has it (its key: lane.hostKey);
+// the sources without a host, one lane a run.
 // Pure: no DOM, so that it is tested under Node (tests/e2e/logic.test.mjs).
+import { plural } from './format.mjs';
 
 // The metrics a system lane draws, most telling first; others follow, up to MAX_COUNTERS.
 const COUNTER_ORDER = ['GPUUtilization', 'CPUUtilization', 'GPUMemoryUtilization'];
@@ -27,23 +29,58 @@ function pickCounters(counters) {
   });
 }
 
+function maxOf(density) {
+  let max = 0;
+  for (const d of density) if (d > max) max = d;
+  return max;
+}
+
 const baseName = (path) => path.slice(path.lastIndexOf('/') + 1);
 export const FOLD_ABOVE = 48;
 
-// The lanes of one host as one: densities summed, each step from its first to its last moment.
-function hostLane(key, title, members) {
-  const density = members[0].density.map((_, b) => members.reduce((n, l) => n + l.density[b], 0));
-  const steps = new Map();
-  for (const l of members)
-    for (const [step, a, b] of l.steps) {
-      const at = steps.get(step);
-      steps.set(step, at ? [step, Math.min(at[1], a + l.shift), Math.max(at[2], b + l.shift)] : [step, a + l.shift, b + l.shift]);
-    }
+// A source's lane. m: { l: its lane in the report, s: the source, shift }.
+function laneOf({ l, s, shift }, kindLabel) {
+  const counters = s.kind === 'system' ? pickCounters(l.counters ?? []) : [];
   return {
-    source: -1, path: '', hostKey: key, name: `${title} · ${members.length} sources`, kind: 'host',
-    run: members[0].run, host: members[0].host, density, max: Math.max(0, ...density),
+    source: l.source,
+    path: s.path,
+    name: `${kindLabel(s.kind) ?? s.kind} · ${baseName(s.path)}`,
+    kind: s.kind,
+    density: l.density,
+    max: maxOf(l.density),
+    steps: l.steps ?? [],
+    counters,
+    shift,
+    noClock: s.absolute === false,
+    placed: s.placed_us ?? 0,
+    aligned: s.aligned_us ?? 0,
+    rows: Math.max(1, counters.length),
+    run: s.identity?.run ?? '',
+    host: s.identity?.host || '',
+  };
+}
+
+// The sources of one host as one lane: densities summed, each step from its first to its last moment.
+function hostLane(key, title, members) {
+  const bins = members[0].l.density.length;
+  const sum = new Float64Array(bins);  // (20 000 sources: 5 M bins, most of them 0)
+  for (const m of members) {
+    const d = m.l.density;
+    for (let b = 0; b < bins; b++) if (d[b]) sum[b] += d[b];
+  }
+  const density = Array.from(sum);
+  const steps = new Map();
+  for (const { l, shift } of members)
+    for (const [step, a, b] of l.steps ?? []) {
+      const at = steps.get(step);
+      steps.set(step, at ? [step, Math.min(at[1], a + shift), Math.max(at[2], b + shift)] : [step, a + shift, b + shift]);
+    }
+  const { s } = members[0];
+  return {
+    source: -1, path: '', hostKey: key, name: `${title} · ${plural(members.length, 'source')}`, kind: 'host',
+    run: s.identity?.run ?? '', host: s.identity?.host || '', density, max: maxOf(density),
     steps: [...steps.values()].sort((x, y) => x[0] - y[0]), counters: [], shift: 0,
-    noClock: members.some((l) => l.noClock), placed: 0, aligned: 0, rows: 1, members: members.length,
+    noClock: members.some((m) => m.s.absolute === false), placed: 0, aligned: 0, rows: 1, members: members.length,
   };
 }
 
@@ -54,69 +91,58 @@ export function buildModel(report, { visible = () => true, shift = () => 0, kind
   const ov = report?.overview;
   if (!ov || !ov.lanes) return null;
   const sources = report.sources ?? [];
+  // Each visible source into its node's or rank's group; its lane is made once it is known
+  // to be drawn (20 000 sources folded into one lane need none).
   const groups = new Map();
-  const lanes = [];
+  let start = ov.start_us;
+  let end = ov.end_us;
   for (const l of ov.lanes) {
     const s = sources[l.source];
     if (!s || !visible(s.path)) continue;
-    let max = 0;
-    for (const d of l.density) if (d > max) max = d;
-    const counters = s.kind === 'system' ? pickCounters(l.counters ?? []) : [];
-    const lane = {
-      source: l.source,
-      path: s.path,
-      name: `${kindLabel(s.kind) ?? s.kind} · ${baseName(s.path)}`,
-      kind: s.kind,
-      density: l.density,
-      max,
-      steps: l.steps ?? [],
-      counters,
-      shift: shift(s.path) - (s.offset_us ?? 0),  // the scan had the offsets it had; draw the ones typed now
-      noClock: s.absolute === false,
-      placed: s.placed_us ?? 0,
-      aligned: s.aligned_us ?? 0,
-      rows: Math.max(1, counters.length),
-      run: s.identity?.run ?? '',
-      host: s.identity?.host || '',
-    };
+    const at = shift(s.path) - (s.offset_us ?? 0);  // the scan had the offsets it had; draw the ones typed now
+    start = Math.min(start, ov.start_us + at);
+    end = Math.max(end, ov.end_us + at);
     const key = s.label || label(s.path) || s.node || '';
-    if (!groups.has(key)) groups.set(key, { key, title: key || '(no node)', lanes: [] });
-    groups.get(key).lanes.push(lane);
-    lanes.push(lane);
+    let g = groups.get(key);
+    if (!g) groups.set(key, g = { key, title: key || '(no node)', members: [] });
+    g.members.push({ l, s, shift: at });
   }
-  // Many nodes or ranks: by host (a host's key: its run and name, else its group's).
+  if (!(end > start)) end = start + 1;
+  // Many nodes or ranks: by host (a host's key: its run and name) — those without a host
+  // (20 000 generic traces, a node each) one lane a run, as the file table folds them.
+  const drawnAlone = (g, hostKey) => ({ key: g.key, title: g.title, hostKey, lanes: g.members.map((m) => laneOf(m, kindLabel)) });
   let list = [...groups.values()];
   let folded = 0;
-  if (list.length > FOLD_ABOVE) {
+  let noHost = 0;
+  if (list.length <= FOLD_ABOVE) {
+    list = list.map((g) => drawnAlone(g));
+  } else {
     const hosts = new Map();
     for (const g of list) {
-      const l0 = g.lanes[0];
-      const hostKey = l0.host ? `${l0.run}\u001f${l0.host}` : g.key;
-      if (!hosts.has(hostKey)) hosts.set(hostKey, { key: hostKey, title: l0.host || g.title, groups: [] });
+      const id = g.members[0].s.identity;
+      const hostKey = `${id?.run ?? ''}\u001f${id?.host || ''}`;
+      if (!hosts.has(hostKey)) hosts.set(hostKey, { key: hostKey, host: id?.host || '', groups: [] });
       hosts.get(hostKey).groups.push(g);
     }
     list = [];
     for (const h of hosts.values()) {
       if (expanded.has(h.key) || h.groups.length === 1) {
-        for (const g of h.groups) list.push({ ...g, hostKey: h.key });
+        for (const g of h.groups) list.push(drawnAlone(g, h.key));
         continue;
       }
-      folded++;
-      const members = h.groups.flatMap((g) => g.lanes);
-      const title = `${h.title} (${h.groups.length} ranks)`;
+      const members = [];
+      for (const g of h.groups) for (const m of g.members) members.push(m);
+      if (h.host) folded++;
+      else noHost += members.length;
+      // (its groups are ranks when its sources say theirs; else nodes, a file each)
+      const ranks = members.every((m) => m.s.identity?.rank >= 0);
+      const title = !h.host ? 'no host' : ranks ? `${h.host} (${h.groups.length} ranks)` : h.host;
       list.push({ key: h.key, title, hostKey: h.key, folded: true, lanes: [hostLane(h.key, title, members)] });
     }
   }
-  let start = ov.start_us;
-  let end = ov.end_us;
-  for (const l of lanes) {
-    start = Math.min(start, ov.start_us + l.shift);
-    end = Math.max(end, ov.end_us + l.shift);
-  }
-  if (!(end > start)) end = start + 1;
   return {
     start, end, binStart: ov.start_us, binEnd: ov.end_us, bins: ov.bins,
-    groups: list, lanes: list.flatMap((g) => g.lanes), folded,
+    groups: list, lanes: list.flatMap((g) => g.lanes), folded, noHost,
     steps: [...(report.job?.steps ?? [])].sort((a, b) => a[0] - b[0]),
     job: report.job ?? null,  // (its clock: whether times are dates, format.mjs moment)
   };

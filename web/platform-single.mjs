@@ -23,6 +23,6 @@ export function createClient() {
   return new MergeClient({ workerUrl: 'inline', createWorker: async () => new Worker(inlineWorkerUrl()) });
 }
 
-export function classify(name, blob) {
-  return classifyFile(name, blob);
+export function classify(name, head) {
+  return classifyFile(name, head);
 }

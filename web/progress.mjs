@@ -27,24 +27,35 @@ export function createProgress(bar, textEl, files) {
   // Bytes read and parsed, of 2 × the input. A file's bytes count once as they are read
   // (the bytes a report adds are its file's) and once more as it is parsed; a file read
   // again after its parse was taken in; one whose bytes all came at once was parsed by the
-  // second worker (or is small). What a file has counted never shrinks, so neither does
-  // the sum.
+  // second worker (or is small). Reports come at most ten a second (protocol.mjs), so some
+  // are left out: what a report adds beyond its file's size is other files' — taken in by
+  // then (a source is taken in before the next is read), so read and parsed; and a file
+  // being parsed here is parsed once a report names another (a parse runs to its end).
+  // What a file has counted never shrinks, so neither does the sum.
+  let parsing = null;  // the file being parsed here: { f, own }
   function inputDone(p) {
     const name = p.file ?? '';
     const own = size.get(name) ?? 0;
     const f = seen.get(name) ?? { read: 0, parse: 0, parsing: false };
     seen.set(name, f);
+    if (parsing && parsing.f !== f) {
+      sum += (1 - parsing.f.parse) * parsing.own;
+      parsing.f.parse = 1;
+      parsing = null;
+    }
     const before = f.read + f.parse * own;
     const added = Math.max((p.bytesDone ?? lastDone) - lastDone, 0);
     lastDone = p.bytesDone ?? lastDone;
+    const mine = own > 0 ? Math.min(added, own - f.read) : added;
+    f.read += mine;
     if (p.stage === 'parse' && p.fileBytesTotal > 0) {
       f.parsing = true;
       f.parse = Math.max(f.parse, Math.min(p.fileBytesDone / p.fileBytesTotal, 1));
-    } else {
-      if (f.parsing || (own > 0 && added >= own)) f.parse = 1;
-      f.read = Math.min(f.read + added, own || Infinity);
+      parsing = { f, own };
+    } else if (f.parsing || (own > 0 && added >= own)) {
+      f.parse = 1;
     }
-    sum += f.read + f.parse * own - before;
+    sum += f.read + f.parse * own - before + 2 * (added - mine);
     return sum;
   }
 

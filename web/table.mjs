@@ -51,7 +51,13 @@ export function nothingToMerge(entries, kinds, kindOn) {
 // The files handed to the merge: the checked ones. Skipped files and TF .metadata sidecars
 // stay in by default (the sidecar carries the TF clock; the report lists skipped files).
 export function selectedFiles(entries) {
-  return entries.filter((e) => e.include).map((e) => ({ name: e.name, data: e.file, inFolder: !!e.inFolder }));
+  return entries.filter((e) => e.include).map(sourceOf);
+}
+
+// What the worker is handed for an entry: its bytes when the page kept them (a small file, read
+// for its kind), else the File.
+export function sourceOf(e) {
+  return { name: e.name, data: e.bytes ?? e.file, inFolder: !!e.inFolder };
 }
 
 export function offsetsOption(entries) {
@@ -101,34 +107,49 @@ function pathCell(name) {
 }
 
 // Hundreds of files (a 1 024-rank job): the table shows them by kind and host, a row each,
-// until the user asks for every file.
+// until the user asks for every file; past FOLD_ROWS rows, the last one holds the rest.
 export const FOLD_FILES = 100;
+const FOLD_ROWS = 200;
 
-// The rows of a folded table: per kind and host (the scan's, else the node), how many files
-// and bytes, with a box that takes or leaves them all.
+// The host the scan found a file on ('' before the scan, or when nothing says it: a generic
+// trace). The classification's node is no host: a generic trace's is its file name.
+const hostOf = (e) => e.source?.identity?.host ?? '';
+// A sum of sizes, '' while one is not known yet (it is read with the kind).
+const sizeText = (list) => (list.every((e) => e.size !== null) ? bytes(list.reduce((n, e) => n + e.size, 0)) : '');
+
+// The rows of a folded table: per kind and host — the files without a host one row per
+// kind —, how many files and bytes, with a box that takes or leaves them all.
 function foldedRows(entries, kinds, onChange, onUnfold) {
   const groups = new Map();
   for (const e of entries) {
-    const host = e.source?.identity?.host || e.node || '';
+    const host = hostOf(e);
     const key = `${e.kind}\u0000${host}`;
     if (!groups.has(key)) groups.set(key, { kind: e.kind, host, list: [] });
     groups.get(key).list.push(e);
   }
-  const rows = [...groups.values()].map((g) => {
+  let list = [...groups.values()];
+  if (list.length > FOLD_ROWS) {
+    const rest = list.splice(FOLD_ROWS - 1);
+    const kindsThere = new Set(rest.map((g) => g.kind));
+    list.push({ kind: kindsThere.size === 1 ? rest[0].kind : '', host: `${count(rest.length)} more hosts`, list: rest.flatMap((g) => g.list), rest: true });
+  }
+  const scanning = entries.some((e) => e.scanning);
+  const rows = list.map((g) => {
     const all = g.list.every((e) => e.include);
-    const box = h('input', { type: 'checkbox', checked: all, 'aria-label': `Include the ${g.list.length} ${kinds.label(g.kind) ?? g.kind} files of ${g.host || 'no host'}` });
+    const kindText = g.rest && !g.kind ? 'several kinds' : kinds.label(g.kind) ?? (g.kind || '…');
+    const hostText = g.host || (scanning ? '…' : 'no host');
+    const box = h('input', { type: 'checkbox', checked: all, 'aria-label': `Include the ${g.list.length} ${g.rest ? '' : `${kindText} `}files of ${g.host || 'no host'}` });
     box.indeterminate = !all && g.list.some((e) => e.include);
     box.addEventListener('change', () => {
       for (const e of g.list) e.include = box.checked;
       onChange('include', -1);
     });
-    const size = g.list.reduce((n, e) => n + e.size, 0);
     return h('tr', { class: 'folded' },
       h('td', { class: 'c-check' }, box),
       h('td', { class: 'path' }, `${plural(g.list.length, 'file')}`),
-      h('td', { 'data-label': 'Kind' }, h('span', { class: `kind ${g.kind}` }, kinds.label(g.kind) ?? g.kind)),
-      h('td', { class: 'c-num', 'data-label': 'Size' }, bytes(size)),
-      h('td', { class: `node mono${g.host ? '' : ' empty'}`, 'data-label': 'Host' }, g.host),
+      h('td', { 'data-label': 'Kind' }, h('span', { class: `kind ${g.kind}` }, kindText)),
+      h('td', { class: 'c-num', 'data-label': 'Size' }, sizeText(g.list)),
+      h('td', { class: g.host ? 'node mono' : 'node hint', 'data-label': 'Host' }, hostText),
       h('td', { class: 'empty' }, ''), h('td', { class: 'c-offset empty' }));
   });
   const open = h('button', { type: 'button', class: 'small', 'data-testid': 'show-all-files' }, `Show all ${count(entries.length)} files`);
@@ -195,12 +216,22 @@ export function renderFiles(tbody, entries, kinds, kindOn, onChange, offsetUs, f
   }
 }
 
+// "20,000 files (1.82 MB): 20,000 traces · 19,700 selected" — one pass: it is said again
+// at every change of the table.
 export function summaryText(entries, kinds) {
-  const total = entries.reduce((n, e) => n + e.size, 0);
-  const chosen = entries.filter((e) => e.include);
-  const traces = entries.filter((e) => kinds.filterable(e.kind)).length;
-  const skipped = entries.filter((e) => e.kind === 'skipped').length;
-  return `${plural(entries.length, 'file')} (${bytes(total)}): ${plural(traces, 'trace')}` +
+  let total = 0;
+  let sized = true;
+  let chosen = 0;
+  let traces = 0;
+  let skipped = 0;
+  for (const e of entries) {
+    if (e.size === null) sized = false;
+    else total += e.size;
+    chosen += e.include;
+    traces += kinds.filterable(e.kind);
+    skipped += e.kind === 'skipped';
+  }
+  return `${plural(entries.length, 'file')}${sized ? ` (${bytes(total)})` : ''}: ${plural(traces, 'trace')}` +
     (skipped ? `, ${count(skipped)} skipped` : '') +
-    (chosen.length !== entries.length ? ` · ${count(chosen.length)} selected` : '');
+    (chosen !== entries.length ? ` · ${count(chosen)} selected` : '');
 }

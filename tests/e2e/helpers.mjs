@@ -162,3 +162,11 @@ export async function closeSession(s) {
   if (s?.tmp) fs.rmSync(s.tmp, { recursive: true, force: true });
   assertLocalOnly(requests);
 }
+
+// Runs Python `code` after `from tracemerge_notebook import show` (the notebook helper).
+export function notebookPage(code) {
+  const r = spawnSync('python3', ['-c', `from tracemerge_notebook import show\n${code}`], {
+    env: { ...process.env, PYTHONPATH: path.join(ROOT, 'web/notebook') }, encoding: 'utf8',
+  });
+  assert.equal(r.status, 0, r.stderr);
+}

@@ -232,3 +232,26 @@ test('a dropped folder is walked recursively (webkitGetAsEntry) and named like t
   assert.deepEqual(names, ['job/a.json', 'job/b.json', 'job/sub/c.json', 'job/sub/deeper/d.json', 'job/e.json', 'single.json']);
   await page.close();
 });
+
+test('a helper the page cannot start loses nothing: its sources are parsed by the merge worker, same bytes', async () => {
+  // The page starts the helpers the merge worker asks for (wasm/scheduler.mjs: a worker's own
+  // new Worker() hung in Firefox); one whose script does not load reports its error to it.
+  const blocked = (route) => route.abort('blockedbyclient');
+  await session.ctx.route('**/tracemerge-helper.mjs', blocked);
+  try {
+    const page = await openPage();
+    await chooseFolder(page, COMBINED);
+    await page.getByTestId('merge').click();
+    await waitDone(page);
+    const got = await download(page);
+    assert.ok(got.bytes.equals(cli([COMBINED], [])), 'bytes differ from the CLI');
+    const { helpers, helped } = await page.evaluate(() => ({
+      helpers: window.tracemerge.client.helpers.length, helped: window.tracemerge.state.merged.result.helperSources }));
+    assert.ok(helpers >= 1, 'the worker asked the page for a helper');
+    assert.equal(helped, 0, 'no source came from a helper that never started');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  } finally {
+    await session.ctx.unroute('**/tracemerge-helper.mjs', blocked);
+  }
+});

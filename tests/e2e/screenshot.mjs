@@ -13,28 +13,35 @@
 //       a generated 2-rank job with a cut and a forged .json.gz beside it, merged: the file
 //       table, the warnings and the result (default web/screenshot-damaged.png); then "Align
 //       clocks" pressed — the result of the old options gone, said so — as <out>-stale.png
+//   node tests/e2e/screenshot.mjs many [out.png] [--scheme light|dark] [--width N] [--files N]
+//       20 000 one-event files (tests/e2e/many-files.mjs) chosen and merged: the file table
+//       folded by kind and host, the overview by host (default web/screenshot-20000.png, 1280 px)
 // Needs build/web (node web/build.mjs).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { ROOT, browser, servers, tmpDir, waitDone } from './helpers.mjs';
+import { oneEventFiles } from './many-files.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
   const i = args.indexOf(name);
   return i >= 0 ? args.splice(i, 2)[1] : fallback;
 };
-const width = Number(option('--width', 1100));
+const widthOption = option('--width', null);
+const files = Number(option('--files', 20000));
 const jobArgs = option('--job', '--hosts 3 --ranks-per-host 2 --straggler 3 --straggler-steps 3-5 --straggler-ms 2 --seed 8');
 const schemeOption = option('--scheme', 'light');
 const mode = args[0] ?? 'light';
+const many = mode === 'many';
+const width = Number(widthOption ?? (many ? 1280 : 1100));
 const align = mode === 'align';
 const waits = mode === 'waits';
 const damaged = mode === 'damaged';
-const scheme = align || waits || damaged ? schemeOption : mode;
+const scheme = align || waits || damaged || many ? schemeOption : mode;
 const out = args[1] ?? path.join(ROOT, align ? 'web/screenshot-align.png' : waits ? 'web/screenshot-waits.png'
-  : damaged ? 'web/screenshot-damaged.png' : 'web/screenshot.png');
+  : damaged ? 'web/screenshot-damaged.png' : many ? 'web/screenshot-20000.png' : 'web/screenshot.png');
 
 const srv = await servers();
 const b = await browser();
@@ -47,6 +54,8 @@ try {
     await waitsShot(page, out);
   } else if (damaged) {
     await damagedShots(page, out);
+  } else if (many) {
+    await manyFiles(page);
   } else {
     await page.getByRole('button', { name: 'Try with sample traces' }).click();
     await waitDone(page);
@@ -84,6 +93,22 @@ async function waitsShot(page, file) {
     await page.locator('#steps-panel .waits-table').waitFor();
     await page.evaluate(() => document.activeElement?.blur());
     await page.locator('#steps-panel').screenshot({ path: file });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// `files` one-event files chosen on the file input, scanned and merged.
+async function manyFiles(page) {
+  const dir = tmpDir('shot');
+  try {
+    const names = oneEventFiles(dir, files, Math.min(300, Math.floor(files / 10)));
+    page.setDefaultTimeout(300000);
+    await page.getByTestId('file-input').setInputFiles(names.map((n) => path.join(dir, n)));
+    await page.waitForFunction(() => window.tracemerge.overview.geometry()?.lanes.length > 0, null, { polling: 500 });
+    await page.getByTestId('merge').click();
+    await waitDone(page);
+    await page.evaluate(() => window.scrollTo(0, 0));  // (the clip below is measured from the top)
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -2,12 +2,11 @@
 // merges and downloads the CLI's bytes and hands off to Perfetto. The notebook helper's
 // page, and its Jupyter <iframe srcdoc> form, merge their preloaded files on load.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
-import { COMBINED, ROOT, WEB, cli, download, sha256, waitDone, closeSession, openSession } from './helpers.mjs';
+import { COMBINED, WEB, cli, download, notebookPage, sha256, waitDone, closeSession, openSession } from './helpers.mjs';
 
 const SINGLE = path.join(WEB, 'tracemerge.html');
 let session;
@@ -50,13 +49,6 @@ test('the single file works from file://: merge, download, Perfetto', { timeout:
   assert.equal(await page.locator('script[src], link[rel=stylesheet]').count(), 0);
   await page.close();
 });
-
-function notebookPage(code) {
-  const r = spawnSync('python3', ['-c', `import sys\nfrom tracemerge_notebook import show\n${code}`], {
-    env: { ...process.env, PYTHONPATH: path.join(ROOT, 'web/notebook') }, encoding: 'utf8',
-  });
-  assert.equal(r.status, 0, r.stderr);
-}
 
 test('the notebook helper\'s page merges its preloaded files on load', { timeout: 120000 }, async () => {
   const out = path.join(session.tmp, 'notebook.html');

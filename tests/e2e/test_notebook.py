@@ -95,6 +95,7 @@ class ShowTest(unittest.TestCase):
         self.assertIn('sandbox="allow-scripts allow-downloads', out)
         self.assertNotIn("allow-same-origin", out)
         self.assertIn("height:500px", out)
+        self.assertTrue(out.isascii(), "the cell reads the same in a notebook page of any encoding")
         doc = html.unescape(re.search(r'srcdoc="(.*)"', out, re.S).group(1))
         self.assertEqual(doc, view.html())
         self.assertIn("Content-Security-Policy", doc)

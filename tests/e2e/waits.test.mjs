@@ -8,16 +8,16 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, closeSession, download, openPage, openSession, scannedPage, waitDone } from './helpers.mjs';
+import { ROOT, cli, closeSession, download, openPage, openSession, scannedPage, waitDone } from './helpers.mjs';
 import fs from 'node:fs';
 
 let session;
 before(async () => { session = await openSession('waits'); });
 after(() => closeSession(session));
 
-function generate(name, args) {
+function generate(name, args, script = 'gen_ranks.py') {
   const out = path.join(session.tmp, name);
-  const r = spawnSync('python3', [path.join(ROOT, 'tests/bench/gen_ranks.py'), out, ...args.split(' ')]);
+  const r = spawnSync('python3', [path.join(ROOT, 'tests/bench', script), out, ...args.split(' ')]);
   assert.equal(r.status, 0, r.stderr.toString());
   return out;
 }
@@ -51,6 +51,41 @@ test('the steps panel names a planted straggler for its steps, with the time los
   assert.equal(await rows.first().locator('td.held-rank').count(), 3);
   await rows.first().locator('td[data-step="4"]').click();
   assert.deepEqual(await fields(page), { unit: 'step', start: '4', end: '5' });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+// A JAX job as the TF >= 2.11 / JAX profiler writes it (tests/bench/gen_xplane.py, a seed used
+// nowhere else): an XSpace per host, a source per GPU plane. The hosts' planted clock offsets
+// are shown as measured, host-c's GPUs are named for the steps they held up, and the merge is
+// the CLI's bytes, aligned by the clocks too.
+test('an XSpace folder (JAX, 3 hosts): clocks checked, the straggler host\'s GPUs named, the CLI\'s bytes', { timeout: 180000 }, async () => {
+  const dir = generate('jax', '--hosts 3 --gpus-per-host 2 --offsets-us 0,350,-5800 --steps 4 --collectives 6 ' +
+    '--straggler 2 --straggler-steps 1-2 --straggler-ms 2 --seed 9090', 'gen_xplane.py');
+  const truth = JSON.parse(fs.readFileSync(`${dir}.truth.json`, 'utf8'));
+  const page = await scanned(dir);
+  assert.ok((await page.evaluate(() => window.tracemerge.overview.geometry().lanes.length)) >= 9, 'a lane per plane (3 host planes, 6 GPUs)');
+  const named = page.locator('#steps-panel .steps-table td.held.named');
+  await named.first().waitFor();
+  assert.deepEqual(await named.evaluateAll((tds) => tds.map((td) => td.closest('tr').dataset.step)), ['1', '2']);
+  const late = truth.hosts[truth.straggler.host];
+  for (const text of await named.allTextContents()) assert.match(text, new RegExp(`^${late} · GPU \\d, ${late} · GPU \\d$`));
+  const skew = await page.locator('#skew-list').textContent();
+  const planted = (host) => truth.offsets_us[truth.hosts.indexOf(host)] - truth.offsets_us[0];
+  for (const host of ['host-b', 'host-c']) {
+    const m = skew.match(new RegExp(`${host}'s clock is ([+−][\\d,.]+) µs`));  // (a minus sign, not a hyphen)
+    assert.ok(m, `${host} in: ${skew}`);
+    assert.ok(Math.abs(Number(m[1].replace(/,/g, '').replace('−', '-')) - planted(host)) < 3, `${host}: ${m[1]} µs, planted ${planted(host)}`);
+  }
+  for (const flags of [[], ['--align', 'clocks']]) {
+    if (flags.length) {
+      await page.getByTestId('align-clocks').click();
+      await page.locator('#aligned-note:not([hidden])').waitFor();
+    }
+    await page.getByTestId('merge').click();
+    await waitDone(page);
+    assert.ok((await download(page)).bytes.equals(cli([dir], flags)), `the page's bytes are not the CLI's with ${flags.join(' ')}`);
+  }
   assert.deepEqual(page.errors, []);
   await page.close();
 });

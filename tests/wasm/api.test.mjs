@@ -37,6 +37,16 @@ test('Blob inputs in 1 MB slices give the golden bytes', async () => {
   assert.equal(report.events, 234);
 });
 
+test('Blobs: small ones read whole ahead of their turn, big ones in slices, one that cannot be read an IO error naming it', async () => {
+  const files = [...readTree(MERGE_TRACES), { name: 'big.json', data: bigTrace(40000) }];  // (2.6 MB: in slices)
+  const asBytes = await mergeFiles(files, {}, { output: 'chunks' });
+  const asBlobs = await mergeFiles(files.map((f) => ({ name: f.name, data: new Blob([f.data]) })), {}, { output: 'chunks' });
+  assert.ok(concat(asBlobs.chunks).equals(concat(asBytes.chunks)));
+  const gone = { size: 10, slice: () => gone, stream: () => new ReadableStream({ pull: (c) => c.error(new Error('the file is gone')) }) };
+  await assert.rejects(mergeFiles([...files, { name: 'job/gone.json', data: gone }], {}, { output: 'chunks' }),
+    (e) => e.code === 'IO' && e.file === 'job/gone.json' && /job\/gone\.json: cannot read it \(the file is gone\)/.test(e.message));
+});
+
 test('errors carry the file and the byte offset; the other files merge', async () => {
   const files = [
     { name: 'job/good.json', data: new TextEncoder().encode('[{"ph":"X","name":"good","pid":1,"ts":1,"dur":1}]') },

@@ -112,3 +112,29 @@ test('cancelling while the helper parses: CANCELLED, and its late replies are dr
     process.off('unhandledRejection', onUnhandled);
   }
 });
+
+test('a stopped helper is the next merge\'s: the same worker, its sources dropped, a grown heap let go', async () => {
+  const { startHelper } = await import(path.join(WASM, 'scheduler.mjs'));
+  const [f] = readTree(path.join(CORPUS, 'smdebug/constructed/combined_job'));
+  const job = (name, data) => ({ args: [], name, data, sizeHint: data.length, inFolder: false });
+  const a = await startHelper();
+  const first = await a.parse(job(f.name, f.data));
+  assert.ok(first.bytes?.length > 0, JSON.stringify(first.error));
+  // A 40 MB source grows its heap past 64 MB; the queue behind it is dropped at stop().
+  const big = Buffer.from(`[${Array.from({ length: 400000 }, (_, i) => `{"name":"e","ph":"X","ts":${i},"dur":1,"pid":1,"tid":1,"args":{"pad":"${'x'.repeat(40)}"}}`).join(',')}]`);
+  const grown = a.parse(job('big.json', big));
+  const dropped = a.parse(job(f.name, f.data));
+  const grownReply = await grown;
+  assert.ok(grownReply.heap > 64 << 20, `heap ${grownReply.heap}`);
+  a.stop();
+  assert.deepEqual(await dropped, { error: 'the helper was stopped' });
+  const b = await startHelper();
+  assert.equal(b, a, 'the same helper, not a new worker');
+  const again = await b.parse(job(f.name, f.data));
+  assert.ok(Buffer.from(again.bytes).equals(Buffer.from(first.bytes)), 'the same bytes as before');
+  assert.ok(again.heap < grownReply.heap, `its heap let go: ${again.heap} after ${grownReply.heap}`);
+  const c = await startHelper();
+  assert.notEqual(c, b, 'one in use is never handed out twice');
+  b.stop();
+  c.stop();
+});

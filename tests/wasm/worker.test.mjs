@@ -22,6 +22,28 @@ test('a merge through the worker: progress, then the golden bytes', async () => 
   client.terminate();
 });
 
+test('2 000 small files: at most ten progress messages a second, the last event written among them', async () => {
+  const client = new MergeClient();
+  const files = Array.from({ length: 2000 }, (_, i) => ({ name: `job/f${i}.json`, inFolder: true,
+    data: new TextEncoder().encode(`[{"ph":"X","name":"e","pid":${i},"tid":1,"ts":${i},"dur":1}]`) }));
+  const progress = [];
+  const t0 = performance.now();
+  const { result } = await client.merge(files, {}, { onProgress: (p) => progress.push(p) }).finally(() => client.terminate());
+  const seconds = (performance.now() - t0) / 1000;
+  assert.equal(result.eventsWritten, 2000);
+  assert.ok(progress.length <= 10 * seconds + 2, `${progress.length} progress messages in ${seconds.toFixed(1)} s`);
+  assert.deepEqual([progress.at(-1).stage, progress.at(-1).eventsDone], ['write', 2000]);
+});
+
+test('a result crosses in pieces: its long arrays in slices, parsed back the same', async () => {
+  const { toPieces, fromPieces } = await import(path.join(WASM, 'protocol.mjs'));
+  const result = { eventsWritten: 2500, report: { overview: { lanes: [{ density: [0, 2, 1] }] },
+    sources: Array.from({ length: 2500 }, (_, i) => ({ path: `f${i}.json`, identity: { host: i % 2 ? 'a' : '' } })) } };
+  const pieces = toPieces(result);
+  assert.deepEqual(pieces.slices.map((s) => s.path.join('.')), ['report.sources', 'report.sources', 'report.sources']);
+  assert.deepEqual(await fromPieces(pieces), result);
+});
+
 test('structured errors and cancel with a fresh worker afterwards', async () => {
   const client = new MergeClient();
   await assert.rejects(client.merge(readTree(MERGE_TRACES), { unit: 'step', start: 1, end: 99999 }),

@@ -144,10 +144,13 @@ class TraceMergeView:
 
     def _repr_html_(self):
         # srcdoc isolates the page (its CSS, scripts and CSP) from the notebook; no
-        # allow-same-origin, so it cannot reach the notebook's origin either.
+        # allow-same-origin, so it cannot reach the notebook's origin either. In ASCII
+        # (character references for the rest), the page's scripts arrive as written in a
+        # notebook page of any encoding: else their CSP hashes fail (WebKit) and nothing runs.
+        doc = html.escape(self.html(), quote=True).encode("ascii", "xmlcharrefreplace").decode("ascii")
         return ('<iframe title="tracemerge" style="width:100%;height:{h}px;border:1px solid #ccc;border-radius:6px" '
                 'sandbox="allow-scripts allow-downloads allow-popups allow-popups-to-escape-sandbox allow-modals" '
-                'srcdoc="{doc}"></iframe>').format(h=self.height, doc=html.escape(self.html(), quote=True))
+                'srcdoc="{doc}"></iframe>').format(h=self.height, doc=doc)
 
     def __repr__(self):
         size = sum(len(b) for _, b, _ in self.files)
@@ -160,7 +163,7 @@ def show(path_or_files, *, page=None, height=820, merge=True, max_mb=512, **opti
     path_or_files: a folder, a file, a list of them, or a dict {name: bytes}.
     options: start, end (Unix µs, a UTC date-time text such as "2020-07-13 17:50:18.5", or
     steps), unit ('time' | 'step'), only (list of 'pythontimeline.json', 'model_timeline.json',
-    'trace.json.gz', 'horovod_timeline.json', 'system', 'other'), group ('source' | 'phase'),
+    'horovod_timeline.json', 'trace.json.gz', 'system', 'other', 'xplane.pb'), group ('source' | 'phase'),
     offsets ({path: µs}), align ('none' | 'clocks' | 'steps'), gzip (bool).
     """
     files = _collect(path_or_files)
