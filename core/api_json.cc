@@ -79,24 +79,10 @@ std::string CodeTableJson() {
 }
 
 std::string KindTableJson() {
-  struct Row {
-    Kind kind;
-    const char* only;
-    const char* label;
-  };
-  static const Row kRows[] = {{Kind::kPythonTimeline, "pythontimeline.json", "pythontimeline"},
-                              {Kind::kModelTimeline, "model_timeline.json", "model_timeline"},
-                              {Kind::kTfTrace, "trace.json.gz", "TF trace"},
-                              {Kind::kHorovod, "horovod_timeline.json", "horovod"},
-                              {Kind::kSystem, "system", "system metrics"},
-                              {Kind::kOther, "other", "PyTorch/Chrome trace"},
-                              {Kind::kXPlane, "xplane.pb", "TF/JAX XPlane"}};
   std::string s = "[";
-  for (const Row& r : kRows) {
-    if (KindFromFilterName(r.only) != r.kind) continue;  // (the filter's own names)
-    s += (s.size() > 1 ? ",{\"key\":" : "{\"key\":") + Str(KindName(r.kind)) + ",\"only\":" + Str(r.only) +
+  for (const KindRow& r : kKindRows)
+    s += (s.size() > 1 ? ",{\"key\":" : "{\"key\":") + Str(r.name) + ",\"only\":" + Str(r.only) +
          ",\"label\":" + Str(r.label) + "}";
-  }
   return s + "]";
 }
 

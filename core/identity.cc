@@ -83,16 +83,18 @@ void IdentifySources(Job& job) {
     if (!s.identity.run.empty()) runs.insert(s.identity.run);
     if (!s.identity.host_note.empty()) s.Warn(Code::kNote, 0, s.identity.host_note);
   };
-  // (skipped, filtered out, a sidecar: no events, no identity.) TF traces last:
-  // which sidecar is theirs may take the other sources' hosts.
+  // (skipped, filtered out, a sidecar: no events, no identity.) TF traces (and
+  // XSpaces in TF step folders) last: which sidecar is theirs may take the other
+  // sources' hosts.
   for (ParsedSource& s : job.sources)
-    if (s.report.included && s.cls.kind != Kind::kTfTrace) identify(s);
+    if (s.report.included && !SidecarPlaced(s)) identify(s);
   ChooseTfClocks(job.sources, &job.facts);
   for (ParsedSource& s : job.sources) {
-    if (!s.report.included || s.cls.kind != Kind::kTfTrace) continue;
+    if (!s.report.included || !SidecarPlaced(s)) continue;
     identify(s);
     auto it = job.facts.tf_clocks.find(s.path);
-    if (it != job.facts.tf_clocks.end() && it->second.code != Code::kOk)
+    const bool placed = FormatOf(s.cls.format).Clock(s, job.facts).kind == BaseKind::kTfSidecar;
+    if (it != job.facts.tf_clocks.end() && it->second.code != Code::kOk && placed)
       s.Warn(it->second.code, 0, "placed by TF sidecar " + it->second.sidecar + ": " + it->second.detail);
   }
   SplitStreamsIntoSeries(job);

@@ -5,14 +5,8 @@
 #include "tokenizer.h"
 
 namespace tracemerge {
-namespace {
-
-// The formats in the order they are asked: the first that recognises a file
-// reads it. Chrome JSON last: it takes any trace the others do not.
-constexpr FormatId kOrder[] = {FormatId::kXPlane, FormatId::kTfProfiler, FormatId::kSystemMetrics, FormatId::kSmdebug, FormatId::kKineto,
-                               FormatId::kChrome};
-
-}  // namespace
+#define TRACEMERGE_KIND_ROW(id, name, only, label, alias) {Kind::id, name, only, label},
+const KindRow kKindRows[kEventKinds] = {TRACEMERGE_EVENT_KINDS(TRACEMERGE_KIND_ROW)};
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -25,15 +19,10 @@ std::string_view BaseName(std::string_view path) {
 
 const char* KindName(Kind kind) {
   switch (kind) {
-    case Kind::kPythonTimeline: return "pythontimeline";
-    case Kind::kModelTimeline: return "model_timeline";
-    case Kind::kHorovod: return "horovod";
-    case Kind::kTfTrace: return "tf_trace";
-    case Kind::kSystem: return "system";
-    case Kind::kOther: return "trace";
-    case Kind::kXPlane: return "xplane";
-    case Kind::kSidecar: return "tf_metadata";
-    case Kind::kSkipped: return "skipped";
+#define TRACEMERGE_KIND_NAME(id, name, ...) \
+  case Kind::id: return name;
+    TRACEMERGE_EVENT_KINDS(TRACEMERGE_KIND_NAME)
+    TRACEMERGE_OTHER_KINDS(TRACEMERGE_KIND_NAME)
   }
   return "?";
 }
@@ -41,24 +30,17 @@ const char* KindName(Kind kind) {
 const char* FormatName(FormatId id) {
   switch (id) {
     case FormatId::kNone: return "";
-    case FormatId::kSmdebug: return "smdebug";
-    case FormatId::kTfProfiler: return "tf_profiler";
-    case FormatId::kSystemMetrics: return "system_metrics";
-    case FormatId::kKineto: return "kineto";
-    case FormatId::kChrome: return "chrome";
-    case FormatId::kXPlane: return "xplane";
+#define TRACEMERGE_FORMAT_NAME(id, name, factory) \
+  case FormatId::id: return name;
+    TRACEMERGE_FORMATS(TRACEMERGE_FORMAT_NAME)
   }
   return "";
 }
 
 std::optional<Kind> KindFromFilterName(std::string_view n) {
-  if (n == "pythontimeline.json" || n == "pythontimeline") return Kind::kPythonTimeline;
-  if (n == "model_timeline.json" || n == "model_timeline") return Kind::kModelTimeline;
-  if (n == "horovod_timeline.json" || n == "horovod") return Kind::kHorovod;
-  if (n == "trace.json.gz" || n == "tf_trace") return Kind::kTfTrace;
-  if (n == "system" || n == "system metrics") return Kind::kSystem;
-  if (n == "other" || n == "other traces" || n == "trace") return Kind::kOther;
-  if (n == "xplane.pb" || n == "xplane") return Kind::kXPlane;
+#define TRACEMERGE_KIND_FILTER(id, name, only, label, alias) \
+  if (n == only || n == name || (*alias && n == alias)) return Kind::id;
+  TRACEMERGE_EVENT_KINDS(TRACEMERGE_KIND_FILTER)
   return std::nullopt;
 }
 
@@ -76,7 +58,9 @@ Classification Classify(std::string_view path, std::string_view head) {
   if (base == "python_stats") return skip("cProfile statistics, not a trace", true);
   if (EndsWith(base, ".tmp")) return skip("temporary file of a writer still running", true);
   if (base.find(".tfevents.") != std::string_view::npos) return skip("TensorBoard event file", true);
-  for (FormatId id : kOrder)  // (xplane first: a binary file no JSON format should be asked about)
+#define TRACEMERGE_FORMAT_ID(id, ...) FormatId::id,
+  static constexpr FormatId kOrder[] = {TRACEMERGE_FORMATS(TRACEMERGE_FORMAT_ID)};  // (the registry's order)
+  for (FormatId id : kOrder)
     if (FormatOf(id).Recognise(path, head, &c)) {
       c.format = id;
       return c;

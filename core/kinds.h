@@ -14,32 +14,37 @@
 #include <string>
 #include <string_view>
 
+#include "formats/registry.h"
+
 namespace tracemerge {
 
-enum class Kind : uint8_t {
-  kPythonTimeline,
-  kModelTimeline,
-  kHorovod,
-  kTfTrace,
-  kSystem,
-  kOther,    // any other Chrome/Perfetto JSON trace
-  kXPlane,   // a TF/JAX profiler XSpace (.xplane.pb)
-  kSidecar,  // TF .metadata file: time base only, no events
-  kSkipped,  // not a trace
-};
+#define TRACEMERGE_KIND_ID(id, ...) id,
+enum class Kind : uint8_t { TRACEMERGE_EVENT_KINDS(TRACEMERGE_KIND_ID) TRACEMERGE_OTHER_KINDS(TRACEMERGE_KIND_ID) };
 // The module that reads a kind of file (formats/format.h): smdebug's three
 // kinds are one format; any other trace is Kineto's when it says so, else
-// generic Chrome JSON.
-enum class FormatId : uint8_t { kNone, kSmdebug, kTfProfiler, kSystemMetrics, kKineto, kChrome, kXPlane };
+// generic Chrome JSON. kNone: none (a skipped file).
+enum class FormatId : uint8_t { kNone, TRACEMERGE_FORMATS(TRACEMERGE_KIND_ID) };
 const char* FormatName(FormatId id);  // "smdebug", "tf_profiler", "system_metrics", "kineto", "chrome", "xplane", ""
 
-constexpr unsigned kAllKinds = (1u << 7) - 1;  // the seven event kinds
+#define TRACEMERGE_ONE(...) +1
+constexpr unsigned kEventKinds = 0 TRACEMERGE_EVENT_KINDS(TRACEMERGE_ONE);
+constexpr unsigned kFormats = 0 TRACEMERGE_FORMATS(TRACEMERGE_ONE);
+constexpr unsigned kAllKinds = (1u << kEventKinds) - 1;  // every kind with events
+constexpr Kind kLastKind = Kind(kEventKinds + (0 TRACEMERGE_OTHER_KINDS(TRACEMERGE_ONE)) - 1);
 inline unsigned KindBit(Kind k) { return 1u << static_cast<unsigned>(k); }
 
 const char* KindName(Kind kind);  // "pythontimeline", "model_timeline", "horovod", "tf_trace", …
 // Suffix-filter names as the reference spells them ("pythontimeline.json", …,
-// "system", "other"); also accepts KindName() spellings.
+// "system", "other"); also accepts KindName() spellings and the registry's aliases.
 std::optional<Kind> KindFromFilterName(std::string_view name);
+// The kinds with events, in the registry's order: name, filter name, label.
+struct KindRow {
+  Kind kind;
+  const char* name;
+  const char* only;
+  const char* label;
+};
+extern const KindRow kKindRows[kEventKinds];
 
 struct Classification {
   Kind kind = Kind::kSkipped;

@@ -142,7 +142,9 @@ bool Consistent(const ParsedSource& s, size_t arena) {
     if (e.offset > arena || e.length > arena - e.offset || e.thread >= s.threads.size()) return false;
   for (auto& m : s.steps)
     if (m.second >= s.events.size()) return false;
-  if (s.cls.format > FormatId::kXPlane || s.step_kind > StepKind::kXPlaneSteps) return false;
+  // (an id one of the registry's: registry.h)
+  if (s.cls.kind > kLastKind || static_cast<unsigned>(s.cls.format) > kFormats || s.step_kind > kLastStepKind)
+    return false;
   for (const Anchor& a : s.anchors)
     if (a.event >= s.events.size() || a.tier > AnchorTier::kExchange) return false;
   return true;

@@ -11,11 +11,11 @@ secs=${1:-60}
 
 cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRACEMERGE_FUZZ=ON \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
-cmake --build build/fuzz -j2 --target fuzz_tokenizer fuzz_gzip fuzz_merge >/dev/null
+cmake --build build/fuzz -j2 --target fuzz_tokenizer fuzz_gzip fuzz_merge fuzz_xplane >/dev/null
 python3 tests/fuzz/make_seeds.py ../shared/corpus build/fuzz/seeds
 
 status=0
-for t in tokenizer gzip merge; do
+for t in tokenizer gzip merge xplane; do
   mkdir -p "build/fuzz/corpus/$t" "build/fuzz/findings/$t"
   log=build/fuzz/$t.log
   if build/fuzz/tests/fuzz/fuzz_$t "build/fuzz/corpus/$t" "build/fuzz/seeds/$t" \

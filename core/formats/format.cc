@@ -15,51 +15,39 @@ bool AllDigits(std::string_view s) {
 
 const Format& FormatOf(FormatId id) {
   switch (id) {
-    case FormatId::kSmdebug: return SmdebugFormat();
-    case FormatId::kTfProfiler: return TfProfilerFormat();
-    case FormatId::kSystemMetrics: return SystemMetricsFormat();
-    case FormatId::kKineto: return KinetoFormat();
-    case FormatId::kXPlane: return XPlaneFormat();
-    case FormatId::kNone:
-    case FormatId::kChrome: break;
+#define TRACEMERGE_FORMAT_OF(id, name, factory) \
+  case FormatId::id: return factory();
+    TRACEMERGE_FORMATS(TRACEMERGE_FORMAT_OF)
+    case FormatId::kNone: break;
   }
   return ChromeFormat();
 }
 
 const char* BaseKindName(BaseKind kind) {
   switch (kind) {
-    case BaseKind::kNone: return "none";
-    case BaseKind::kSmdebugHeader: return "smdebug_header";
-    case BaseKind::kTfSidecar: return "tf_sidecar";
-    case BaseKind::kKinetoBase: return "kineto_base";
-    case BaseKind::kUnixMicros: return "unix_us";
-    case BaseKind::kUnixSeconds: return "unix_s";
-    case BaseKind::kXPlaneStart: return "xplane_start";
+#define TRACEMERGE_BASE_NAME(id, name, label) \
+  case BaseKind::id: return name;
+    TRACEMERGE_BASE_KINDS(TRACEMERGE_BASE_NAME)
   }
   return "none";
 }
 
 const char* BaseKindLabel(BaseKind kind) {
   switch (kind) {
-    case BaseKind::kNone: return "none";
-    case BaseKind::kSmdebugHeader: return "smdebug header";
-    case BaseKind::kTfSidecar: return "TF .metadata";
-    case BaseKind::kKinetoBase: return "baseTimeNanoseconds";
-    case BaseKind::kUnixMicros: return "Unix µs in the file";
-    case BaseKind::kUnixSeconds: return "Unix seconds";
-    case BaseKind::kXPlaneStart: return "profile_start_time";
+#define TRACEMERGE_BASE_LABEL(id, name, label) \
+  case BaseKind::id: return label;
+    TRACEMERGE_BASE_KINDS(TRACEMERGE_BASE_LABEL)
   }
   return "none";
 }
 
 const char* StepKindText(StepKind kind) {
   switch (kind) {
-    case StepKind::kStepNum: return "pythontimeline step_num";
-    case StepKind::kXPlaneSteps: return "XPlane Steps lines";
-    case StepKind::kProfilerStep:
-    case StepKind::kNone: break;
+#define TRACEMERGE_STEP_TEXT(id, text) \
+  case StepKind::id: return text;
+    TRACEMERGE_STEP_KINDS(TRACEMERGE_STEP_TEXT)
   }
-  return "PyTorch ProfilerStep#N slices";
+  return "";
 }
 
 std::string SmdebugRoot(std::string_view path) {

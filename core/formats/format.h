@@ -4,7 +4,7 @@
 // steps and collectives while it is parsed, say its time base and who
 // recorded it. The stages ask a source (its Identity, TimeBase, steps,
 // anchors) and never look at its kind or path themselves; adding a format is
-// one new file here, one line in Formats(), and its tests.
+// one new file here, one line in registry.h, and its tests.
 //
 //   "job/framework/pevents/2020071317/1594662624718694_0-algo-1_pythontimeline.json"
 //     → smdebug: run "job", host "algo-1" (node id <rank|pid>-<host>), steps from args.step_num
@@ -52,17 +52,10 @@ struct Identity {
 // Times from here on are Unix times (a trace's Unix µs); before, relative ones (chrome.cc, clocks.cc).
 constexpr int64_t kEpoch2001Ns = int64_t{1000000000} * 1000000000;  // 1e18 ns ≈ 2001-09-09
 
-// How a source's times become absolute Unix time.
-enum class BaseKind : uint8_t {
-  kNone,           // relative times (NO_CLOCK)
-  kSmdebugHeader,  // start_time_since_epoch_in_micros of the process_name header
-  kTfSidecar,      // the start in the name of the step's .metadata file
-  kKinetoBase,     // Kineto's baseTimeNanoseconds
-  kUnixMicros,     // times that already are Unix µs
-  kUnixSeconds,    // Unix seconds in each line (system metrics)
-  kXPlaneStart,    // an XSpace's Task Environment profile_start_time (ns since the epoch)
-};
-const char* BaseKindName(BaseKind kind);   // "none", "smdebug_header", "tf_sidecar", "kineto_base", "unix_us", "unix_s"
+// How a source's times become absolute Unix time (registry.h).
+#define TRACEMERGE_BASE_ID(id, ...) id,
+enum class BaseKind : uint8_t { TRACEMERGE_BASE_KINDS(TRACEMERGE_BASE_ID) };
+const char* BaseKindName(BaseKind kind);   // "none", "smdebug_header", "tf_sidecar", "kineto_base", "unix_us", "unix_s", …
 const char* BaseKindLabel(BaseKind kind);  // what the page's table shows: "smdebug header", "TF .metadata", …
 struct TimeBase {
   BaseKind kind = BaseKind::kNone;
@@ -72,15 +65,11 @@ struct TimeBase {
   std::string detail;   // and in full, with what was measured (the report's time_base)
 };
 
-// Which marks are steps: every source's own kind; the job takes the first
-// kind (in this order) any source has, as the reference takes pythontimeline's.
-enum class StepKind : uint8_t {
-  kNone,
-  kStepNum,       // smdebug pythontimeline events' args.step_num
-  kProfilerStep,  // PyTorch's ProfilerStep#N slices
-  kXPlaneSteps,   // an XSpace device plane's "Steps" line
-};
-const char* StepKindText(StepKind kind);  // "pythontimeline step_num", "PyTorch ProfilerStep#N slices"
+// Which marks are steps (registry.h): every source's own kind; the job takes
+// the first kind (in this order) any source has.
+enum class StepKind : uint8_t { TRACEMERGE_STEP_KINDS(TRACEMERGE_BASE_ID) };
+constexpr StepKind kLastStepKind = StepKind(0 TRACEMERGE_STEP_KINDS(TRACEMERGE_ONE) - 1);
+const char* StepKindText(StepKind kind);  // "pythontimeline step_num", "PyTorch ProfilerStep#N slices", …
 
 // A TF trace's clock: the sidecar chosen among its step folder's, and why
 // (tf_profiler.h ChooseTfClocks; DESIGN.md "Who recorded what").
@@ -155,13 +144,13 @@ std::string HostOfNodeId(std::string_view node);
 // "rank-0.json.gz" → "rank-0": a file's name as a label.
 std::string FileLabel(std::string_view base);
 
-// The modules, one file each.
-const Format& SmdebugFormat();        // smdebug.cc: pythontimeline, model_timeline, horovod_timeline
-const Format& TfProfilerFormat();     // tf_profiler.cc: TF traces and their .metadata sidecars
-const Format& SystemMetricsFormat();  // system_metrics.cc: smdebug's system metrics (JSON lines)
-const Format& KinetoFormat();         // kineto.cc: PyTorch profiler traces
-const Format& ChromeFormat();         // chrome.cc: any other Chrome/Perfetto trace-event JSON
-const Format& XPlaneFormat();         // xplane.cc: TF/JAX profiler XSpaces (.xplane.pb)
+// The modules, one file each (registry.h TRACEMERGE_FORMATS): SmdebugFormat()
+// (pythontimeline, model_timeline, horovod_timeline), TfProfilerFormat() (TF traces
+// and their .metadata sidecars), SystemMetricsFormat() (smdebug's JSON lines),
+// KinetoFormat() (PyTorch profiler traces), ChromeFormat() (any other trace-event
+// JSON), XPlaneFormat() (TF/JAX profiler XSpaces, .xplane.pb).
+#define TRACEMERGE_FACTORY(id, name, factory) const Format& factory();
+TRACEMERGE_FORMATS(TRACEMERGE_FACTORY)
 // PyTorch's default trace name, "<host>_<pid>.<stamp>.pt.trace.json[.gz]", read (kineto.cc believes it
 // only when the trace agrees): "ip-10-0-0-7_4242.1700000000123456789.pt.trace.json.gz"
 // → {"ip-10-0-0-7", "4242", "1700000000123456789"}; a name not of that pattern → nullopt.

@@ -23,13 +23,18 @@ struct Sidecar {
 std::optional<Sidecar> ParseSidecar(std::string_view path);
 std::string TfStepDir(std::string_view path);
 
-// Every included TF trace's clock among its step folder's sidecars
+// Whether a source takes its clock and host from its step folder's sidecars:
+// a TF trace, or an XSpace (what TF >= 2.11 writes there instead) under
+// "…/plugins/profile/" (placed by them where its step folder has any).
+struct ParsedSource;
+struct JobFacts;
+bool SidecarPlaced(const ParsedSource& s);
+
+// Every included TF trace's (and XSpace's) clock among its step folder's sidecars
 // (facts->sidecars), and the host it ties the trace to, into facts->tf_clocks
 // (tf_profiler_clock.cc says the rules). The other sources' identities must be
 // set: a trace is tied to a host by lining its Horovod ops up with that host's
 // Horovod timeline.
-struct ParsedSource;
-struct JobFacts;
 void ChooseTfClocks(const std::vector<ParsedSource>& sources, JobFacts* facts);
 
 }  // namespace tracemerge

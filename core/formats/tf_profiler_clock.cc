@@ -192,6 +192,10 @@ TfClock ByEvidence(const ParsedSource& s, const std::vector<Sidecar>& cands, con
 
 }  // namespace
 
+bool SidecarPlaced(const ParsedSource& s) {
+  return s.cls.kind == Kind::kTfTrace || (s.cls.kind == Kind::kXPlane && !TfStepDir(s.path).empty());
+}
+
 void ChooseTfClocks(const std::vector<ParsedSource>& sources, JobFacts* facts) {
   facts->tf_clocks.clear();
   std::map<std::string, std::vector<Sidecar>> folders;  // step folder → its sidecars, by name
@@ -204,7 +208,7 @@ void ChooseTfClocks(const std::vector<ParsedSource>& sources, JobFacts* facts) {
     std::sort(list.begin(), list.end(), [](const Sidecar& a, const Sidecar& b) { return a.name < b.name; });
   std::optional<Ends> ends;  // (read once, when a trace's names do not tell)
   for (const ParsedSource& s : sources) {
-    if (!s.report.included || s.cls.kind != Kind::kTfTrace) continue;
+    if (!s.report.included || !SidecarPlaced(s)) continue;
     auto f = folders.find(TfStepDir(s.path));
     if (f == folders.end() || f->second.empty()) continue;
     std::optional<TfClock> c = ByName(s, f->second);

@@ -403,19 +403,27 @@ class XPlane final : public Format {
     return true;
   }
 
-  TimeBase Clock(const ParsedSource& s, const JobFacts&) const override {
+  // Its Task Environment's start; else, in smdebug's TF step folder, the sidecar
+  // the TF profiler's rules choose (tf_profiler_clock.cc), as for a TF trace.
+  TimeBase Clock(const ParsedSource& s, const JobFacts& job) const override {
     if (auto base = ParseScaled(s.said.base_time, 1); base && !s.said.base_time.empty())
       return {BaseKind::kXPlaneStart, *base, s.said.base_time, "", ""};
+    if (auto it = job.tf_clocks.find(s.path); it != job.tf_clocks.end())
+      return {BaseKind::kTfSidecar, MicrosToNs(it->second.start_us), it->second.sidecar, it->second.why, it->second.detail};
     if (s.based_events && !s.relative_events) return {BaseKind::kUnixMicros, 0, "", "", ""};
     return {};
   }
 
-  Identity Identify(const ParsedSource& s, const JobFacts&) const override {
+  Identity Identify(const ParsedSource& s, const JobFacts& job) const override {
     Identity id;
-    id.run = DroppedFolder(s.path, s.in_folder);
-    // The host it names ("34.83.195.179:6003"), which its file's name says too ("34.83.195.179_6003").
+    id.run = SmdebugRun(s.path, s.in_folder);  // (in smdebug's job: the job's; else the dropped folder)
+    // The host it names ("34.83.195.179:6003"), which its file's name says too ("34.83.195.179_6003");
+    // in smdebug's TF step folder, the node of the sidecar that ties it to one (SageMaker's algo-N).
     std::string named = s.said.host;
-    if (named.empty()) {
+    if (auto it = job.tf_clocks.find(s.path); it != job.tf_clocks.end() && !it->second.host.empty()) {
+      id.host = it->second.host;
+      id.host_from = it->second.host_from;
+    } else if (named.empty()) {
       id.host = s.cls.node;
       id.host_from = "file name";
     } else {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Seed corpora for the fuzz targets, made from the shared corpus (never committed).
 
-    make_seeds.py CORPUS_DIR OUT_DIR   →  OUT_DIR/{tokenizer,gzip,merge}/<sha1>
+    make_seeds.py CORPUS_DIR OUT_DIR   →  OUT_DIR/{tokenizer,gzip,merge,xplane}/<sha1>
 
 Small files only (< 200 KB; for tokenizer and merge, once inflated), gzipped ones too.
 Each target's input layout is described at the top of its fuzz_*.cc; the headers
@@ -115,14 +115,14 @@ def two_ranks():
         return [open(os.path.join(job, h, f"rank{r}.pt.trace.json"), "rb").read() for h, r in (("host-a", 0), ("host-b", 1))]
 
 
-def xplane_host():
+def xplane_host(*more):
     """One small generated XSpace (tests/bench/gen_xplane.py): a host, a GPU, two steps."""
     import subprocess
     import tempfile
     gen = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench", "gen_xplane.py")
     with tempfile.TemporaryDirectory() as tmp:
         job = os.path.join(tmp, "job")
-        args = ["--hosts", "1", "--gpus-per-host", "1", "--steps", "2", "--collectives", "2"]
+        args = ["--hosts", "1", "--gpus-per-host", "1", "--steps", "2", "--collectives", "2", *more]
         if subprocess.run([sys.executable, gen, job] + args).returncode != 0:
             return None
         for d, _, names in os.walk(job):
@@ -172,15 +172,30 @@ def merge_seeds(files, out, corpus):
         write(out, "merge", merge_input(0, [b"", b"", idiom]))
 
 
+def xplane_seeds(corpus, out):
+    """fuzz_xplane.cc: [flags] XSpace. Generated hosts (absolute and relative time, NCCL kernels or
+    XLA ops only) in the flag combinations, and the corpus file's first 64 KB (cut mid-plane)."""
+    spaces = [x for x in (xplane_host(), xplane_host("--relative"), xplane_host("--xla-ops-only")) if x]
+    for x in spaces:
+        for flags in (0, 0x20 | 7, 0x40, 0x80 | 0x20 | 3):
+            write(out, "xplane", bytes([flags]) + x)
+        write(out, "xplane", bytes([0x20]) + x[: len(x) // 3])
+    real = os.path.join(corpus, "real/xprof_gpu_multi_worker/34.83.195.179_6003.xplane.pb")
+    if os.path.exists(real):
+        write(out, "xplane", bytes([0x20]) + open(real, "rb").read(64 * 1024))
+
+
 def main():
     corpus, out = sys.argv[1], sys.argv[2]
     files = list(small_files(corpus))
-    for t in ("tokenizer", "gzip", "merge"):
+    targets = ("tokenizer", "gzip", "merge", "xplane")
+    for t in targets:
         shutil.rmtree(os.path.join(out, t), ignore_errors=True)
     tokenizer_seeds(files, out)
     gzip_seeds(files, out)
     merge_seeds(files, out, corpus)
-    counts = {t: len(os.listdir(os.path.join(out, t))) for t in ("tokenizer", "gzip", "merge")}
+    xplane_seeds(corpus, out)
+    counts = {t: len(os.listdir(os.path.join(out, t))) for t in targets}
     print("[seeds] " + ", ".join(f"{t}: {n}" for t, n in counts.items()) + f" -> {out}")
 
 

@@ -238,6 +238,25 @@ print(json.dumps([m.merge_timeline(5, 12, unit="step", array=False), m.merge_tim
             tf_kept = sum(s["kept"] for s in report["sources"] if s["kind"] == "tf_trace")
             self.assertGreater(tf_kept, 300, "the TF events of the window's steps")
 
+    def test_xspaces_merge_as_the_cli_merges_them_and_only_takes_their_kind(self):
+        # A JAX job of two hosts (gen_xplane.py) beside the corpus's real XSpace and an smdebug job.
+        job = self.tmp / "jax"
+        subprocess.run([sys.executable, str(ROOT / "tests/bench/gen_xplane.py"), str(job / "gen"), "--hosts", "2",
+                        "--seed", "3131"], check=True, capture_output=True)
+        shutil.copytree(CORPUS / "real" / "xprof_gpu_multi_worker", job / "real")
+        shutil.copytree(MERGE_TRACES, job / "smdebug")
+        got = json.loads(self.py(f"""
+import json, tracemerge
+r = tracemerge.merge({str(job)!r}, output="xp.json")
+only = tracemerge.merge({str(job)!r}, output="xp-only.json", only=["xplane.pb"])
+print(json.dumps({{"kinds": sorted({{s["kind"] for s in only["sources"] if s["included"]}}),
+                  "planes": sum(s["kind"] == "xplane" and s["included"] for s in r["sources"])}}))
+"""))
+        self.assertEqual(got["kinds"], ["xplane"])
+        self.assertGreater(got["planes"], 3, "a source per plane, of three files")
+        self.assertEqual((self.tmp / "xp.json").read_bytes(), cli(job, "-o", "-").stdout)
+        self.assertEqual((self.tmp / "xp-only.json").read_bytes(), cli(job, "--only", "xplane.pb", "-o", "-").stdout)
+
     def test_cancel_while_reading_cancels_the_merge_and_writes_nothing(self):
         # Returning False, or raising KeyboardInterrupt, in the progress callback while the files
         # are read ends the whole merge: CANCELLED (or the interrupt), no output, no temporary file

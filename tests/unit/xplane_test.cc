@@ -119,6 +119,37 @@ TEST(XPlane, TheTaskEnvironmentIsTheClockTheHostIsNamed) {
 
 // Cut anywhere, or a byte changed anywhere: never a crash or a read past the end (ASan runs
 // this too); a damaged file says where (within the file) and keeps the events before it.
+// smdebug's detailed_profiling on TF >= 2.11: an XSpace in a step folder beside its node's
+// sidecar. Without a clock of its own the sidecar places it, as a TF trace; with one, its own
+// stays. Either way the sidecar's node names its host (SageMaker's algo-1, not the machine's
+// name the file has), and its run is the job's.
+TEST(XPlane, InSmdebugsStepFolderTheSidecarPlacesItAndNamesItsHost) {
+  const std::string step = "job/framework/tensorflow/detailed_profiling/2020071317/000000005/";
+  const std::string sidecar = "0-algo-1_1594662600000000_1594662601000000.metadata";
+  for (bool absolute : {false, true}) {
+    SCOPED_TRACE(absolute ? "with a Task Environment" : "relative");
+    const test::MergeResult r = test::MergeInputs(
+        {{step + sidecar, "", true}, {step + "plugins/profile/2020_07_13/ip-10-0-0-7.xplane.pb", Space(absolute), true}},
+        Options());
+    ASSERT_FALSE(r.report.fatal);
+    size_t planes = 0;
+    for (const SourceReport& s : r.report.sources) {
+      if (s.kind != Kind::kXPlane) continue;
+      planes++;
+      EXPECT_EQ(s.identity.host, "algo-1");
+      EXPECT_STREQ(s.identity.host_from, "TF sidecar");
+      EXPECT_EQ(s.identity.run, "job");
+      EXPECT_TRUE(s.absolute);
+      EXPECT_EQ(s.time_base_kind, absolute ? BaseKind::kXPlaneStart : BaseKind::kTfSidecar);
+      if (!absolute) EXPECT_EQ(s.time_base_value, sidecar);
+    }
+    EXPECT_GT(planes, 0u);
+    // The host line's first event: 1 µs and 1.5 ns after the sidecar's start, or the Task Environment's.
+    EXPECT_NE(r.output.find(absolute ? "\"ts\":1700000000000001.002" : "\"ts\":1594662600000001.002"), std::string::npos)
+        << r.output.substr(0, 2000);
+  }
+}
+
 TEST(XPlane, DamagedBytesAreNamedWithTheirOffsetNeverACrash) {
   const std::string good = Space(true);
   for (size_t cut = 1; cut < good.size(); cut++) {

@@ -175,6 +175,30 @@ test('merge({ onView }) sees the same bytes as onChunk, without copies', async (
   assert.ok(concat(views).equals(concat(copies)));
 });
 
+// The unions are made from core/formats/registry.h (wasm/CMakeLists.txt): what the core
+// reports of a job of every format is in them, and its kind table's keys too.
+test("tracemerge.d.ts's Format, Kind and TimeBaseKind hold what the core reports", async () => {
+  const dts = fs.readFileSync(path.join(WASM, 'tracemerge.d.ts'), 'utf8');
+  const union = (name) => [...dts.match(new RegExp(`export type ${name} = ([^;]+);`))[1].matchAll(/'([a-z_]+)'/g)].map((m) => m[1]);
+  const formats = union('Format'), kinds = union('Kind'), bases = union('TimeBaseKind');
+  assert.ok(formats.length >= 6 && kinds.length >= 9 && bases.length >= 7, `${formats} / ${kinds} / ${bases}`);
+  for (const k of api.kindTable(await loadCore())) assert.ok(kinds.includes(k.key), k.key);
+  const files = [...readTree(COMBINED), ...readTree(path.join(CORPUS, 'real/xprof_gpu_multi_worker')),
+    ...readTree(path.join(CORPUS, 'real/pytorch_kineto_multirank')).slice(0, 1)];
+  const { report } = await mergeFiles(files, {}, { output: 'chunks' });
+  const seen = { formats: new Set(), kinds: new Set(), bases: new Set() };
+  for (const s of report.sources) {
+    assert.ok(kinds.includes(s.kind), s.kind);
+    seen.kinds.add(s.kind);
+    if (!s.included) continue;
+    assert.ok(formats.includes(s.identity.format), `${s.path}: ${s.identity.format}`);
+    assert.ok(bases.includes(s.time_base_kind), `${s.path}: ${s.time_base_kind}`);
+    seen.formats.add(s.identity.format);
+    seen.bases.add(s.time_base_kind);
+  }
+  assert.ok(seen.formats.size >= 5 && seen.kinds.has('xplane') && seen.kinds.has('skipped'), JSON.stringify([...seen.formats, ...seen.kinds]));
+});
+
 test("tracemerge.d.ts's ErrorCode lists the core's codes, in status.h's order", async () => {
   const core = await loadCore();
   const dts = fs.readFileSync(path.join(WASM, 'tracemerge.d.ts'), 'utf8');
