@@ -30,6 +30,10 @@
 #            files (default 20000, kept in build/bench/; about 2 minutes) chosen on its file input
 #            — its file table, scan and merge times and its longest task — beside the Node CLI's
 #            merge of the same files (tests/bench/many_page.mjs; the download must be its bytes)
+#   scripts/bench.sh --xplane: an XSpace job (tests/bench/gen_xplane.py: 4 hosts × 8 GPUs, 200
+#            steps, kept in build/bench/) against the same events as one JSON trace (the
+#            merge of it): wall time and ns per event, native (--threads 1 and 2) and wasm,
+#            and peak memory against the input and against the largest plane's bytes
 # The timings take turns run after run: this VM's speed drifts over minutes, and each
 # ratio compares runs made under the same conditions (the thread counts in both orders).
 set -euo pipefail
@@ -77,6 +81,61 @@ fi
 if [ "${1:-}" = --many-files ]; then
   [ -f build/web/index.html ] || bash scripts/build.sh
   exec node tests/bench/many_page.mjs "${2:-20000}"
+fi
+
+if [ "${1:-}" = --xplane ]; then
+  mkdir -p build/bench
+  job=build/bench/xplane json=build/bench/xplane-as.json out=build/bench/out.json
+  [ -d "$job" ] || python3 tests/bench/gen_xplane.py "$job" --hosts 4 --gpus-per-host 8 --steps 200 --collectives 20 --seed 5 >/dev/null
+  [ -f "$json" ] || build/native/tracemerge "$job" -o "$json" --quiet
+  events=$(build/native/tracemerge "$json" -o "$out" --quiet --report /dev/stdout | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
+  # The largest plane's bytes (an XSpace's field 1, length-delimited, at its top level).
+  plane=$(python3 - "$job" <<'PY'
+import os, sys
+def varint(b, i):
+    v = s = 0
+    while True:
+        v |= (b[i] & 0x7f) << s; s += 7; i += 1
+        if b[i - 1] < 0x80: return v, i
+best = 0
+for d, _, names in os.walk(sys.argv[1]):
+    for n in names:
+        b, i = open(os.path.join(d, n), "rb").read(), 0
+        while i < len(b):
+            key, i = varint(b, i)
+            if key & 7 == 2:
+                size, i = varint(b, i)
+                if key >> 3 == 1: best = max(best, size)
+                i += size
+            elif key & 7 == 0: _, i = varint(b, i)
+            else: i += 8 if key & 7 == 1 else 4
+print(best)
+PY
+)
+  echo "| input | MB | events | native 1 thread s (ns/event) | native 2 threads s (ns/event) | wasm 1 helper s (ns/event) | native RSS MB (× input, × largest plane) |"
+  echo "|---|---|---|---|---|---|---|"
+  times=$(for round in $(seq "$RUNS"); do
+    line=""
+    for input in "$job" "$json"; do
+      for t in 1 2; do line+=" $(secs build/native/tracemerge "$input" -o "$out" --quiet --threads $t)"; done
+      line+=" $(secs node build/wasm/tracemerge-cli.mjs "$input" -o "$out" --quiet --threads 2)"
+    done
+    echo "$line"
+  done)
+  column() { awk -v c="$1" '{print $c}' <<<"$times" | median; }
+  k=0
+  for input in "$job" "$json"; do
+    bytes=$(du -bc $(find "$input" -type f) | tail -1 | cut -f1)
+    row="| $([ "$input" = "$job" ] && echo "XSpaces ($(find "$job" -name '*.xplane.pb' | wc -l) hosts)" || echo 'the same as JSON') | $(printf %.0f "$(calc "$bytes / 1e6")") | $events"
+    for c in 1 2 3; do m=$(column $((k + c))); row+=" | $(printf '%.3f (%.0f)' "$m" "$(calc "$m * 1e9 / $events")")"; done
+    rss=$(/usr/bin/time -v build/native/tracemerge "$input" -o "$out" --quiet --threads 2 2>&1 >/dev/null | awk -F': ' '/Maximum resident/ {print $2}')
+    row+=" | $(printf '%.0f (%.2f×, %.1f×)' "$(calc "$rss / 1024")" "$(calc "$rss * 1024 / $bytes")" "$(calc "$rss * 1024 / $plane")") |"
+    echo "$row"
+    k=$((k + 3))
+  done
+  echo
+  echo "largest plane: $(calc "$plane / 1e6") MB; machine: $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"
+  exit 0
 fi
 
 head="| input MB | DOM native s | + write s | DOM held native s"
