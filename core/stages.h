@@ -203,5 +203,12 @@ void WriteOutput(Job& job, const TrackPlan& tracks, const OutputOrder& order, co
                  const Sink& sink);
 
 std::string JsonEscape(std::string_view s);
+// The same appended to out (a ByteBuffer, a string), with no copy when nothing needs it.
+template <class Out>
+void AppendJsonEscaped(Out& out, std::string_view s) {
+  for (unsigned char c : s)
+    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') return void(out.append(JsonEscape(s)));
+  out.append(s);
+}
 
 }  // namespace tracemerge

@@ -34,6 +34,13 @@
 namespace tracemerge {
 namespace {
 
+std::string Quoted(std::string_view text) {  // as a JSON string
+  std::string q = "\"";
+  AppendJsonEscaped(q, text);
+  q.push_back('"');
+  return q;
+}
+
 constexpr std::string_view kSuffix = ".xplane.pb";
 
 // ps → ns, to the nearest (halves up), for any int64.
@@ -182,7 +189,7 @@ class Reader {
           if (st.wire() == kWireVarint) v.integer = static_cast<int64_t>(st.varint()), v.json = std::to_string(*v.integer);
           break;
         case 5:
-          if (st.wire() == kWireBytes) v.json = "\"" + JsonEscape(st.bytes()) + "\"";
+          if (st.wire() == kWireBytes) v.json = Quoted(st.bytes());
           break;
         case 6:
           if (st.wire() == kWireBytes) v.json = "\"(" + std::to_string(st.bytes().size()) + " bytes)\"";
@@ -190,7 +197,7 @@ class Reader {
         case 7:
           if (st.wire() == kWireVarint) {
             auto it = d.stats.find(static_cast<int64_t>(st.varint()));
-            v.json = "\"" + JsonEscape(it == d.stats.end() ? std::string_view() : it->second) + "\"";
+            v.json = Quoted(it == d.stats.end() ? std::string_view() : it->second);
           }
           break;
         default: break;
@@ -285,7 +292,7 @@ class Reader {
     (absolute ? s_.based_events : s_.relative_events) = true;
     ByteBuffer& a = s_.arena;
     a.append("{\"name\":\"");
-    a.append(JsonEscape(meta.name));
+    AppendJsonEscaped(a, meta.name);
     a.append("\",\"ph\":\"X\",\"ts\":");
     a.push_back(kTsMark);
     a.append(",\"dur\":");
@@ -298,7 +305,7 @@ class Reader {
     auto arg = [&](std::string_view key, std::string_view json) {
       a.append(first ? ",\"args\":{\"" : ",\"");
       first = false;
-      a.append(JsonEscape(key));
+      AppendJsonEscaped(a, key);
       a.append("\":");
       a.append(json);
     };
