@@ -157,7 +157,7 @@ namespace {
 // smdebug cases.
 void ExpectReadingsHold(const std::vector<Input>& inputs, const std::string& what, uint64_t* slices) {
   const MergeResult r = MergeInputs(inputs, {});
-  if (r.report.fatal) return;
+  ASSERT_FALSE(r.report.fatal) << what << ": " << r.report.fatal->message;
   const Readings check = CheckReadings(r.output);
   EXPECT_EQ(check.error, "") << what;
   EXPECT_TRUE(check.ok()) << what << ": overlaps exact " << check.overlaps[0] << ", perfetto " << check.overlaps[1]
@@ -168,7 +168,8 @@ void ExpectReadingsHold(const std::vector<Input>& inputs, const std::string& wha
 TEST(RealCorpus, SlicesNestOrFollowInEveryViewersReading) {
   uint64_t slices = 0;
   const std::vector<Input> inputs = ReadTree(Corpus("real"));
-  for (const Input& in : inputs) ExpectReadingsHold({in}, in.name, &slices);
+  for (const Input& in : inputs)
+    if (in.name.find(".tsv") == std::string::npos) ExpectReadingsHold({in}, in.name, &slices);  // (not PROVENANCE.tsv)
   ExpectReadingsHold(inputs, "the whole corpus", &slices);
   for (const char* job : {"smdebug/tests/profiler/resources", "smdebug/constructed/combined_job", "smdebug/history"})
     ExpectReadingsHold(ReadTree(Corpus(job)), job, &slices);
