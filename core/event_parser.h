@@ -3,8 +3,8 @@
 // escapes, UTF-8 through simdjson's validator — so the output stays valid),
 // pulls out the few fields the merge needs, and writes the event's output form:
 // the same JSON, compact, with placeholders for what is known only once every
-// source is read. (Per-event simdjson On-Demand cost a stage 1 per event plus
-// a second walk to validate strings and render; this single pass is ~2× faster.)
+// source is read. (One pass, not simdjson On-Demand per event: that would be a
+// stage 1 per event plus a second walk to validate strings and render.)
 //
 //   {"ph":"X","name":"a","ts":"12.5","pid":"Spans","id":"0x1a","args":{"step_num":"3"}}
 //   fields:   ph="X" name="a" ts="\"12.5\"" pid="\"Spans\"" id="\"0x1a\"" step_num="\"3\""

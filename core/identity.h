@@ -1,4 +1,4 @@
-// Who recorded what (DESIGN.md): every source's identity from its format, the
+// Who recorded what (README.md, "Who recorded what"): every source's identity from its format, the
 // job's runs and clock domains, and the steps the job goes by — decided once,
 // here, and read by every later stage (clocks, clock check, align, window,
 // overview, tracks), none of which re-derives them.

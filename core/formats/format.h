@@ -29,7 +29,7 @@ struct EventFields;
 struct TopLevel;
 class EventParser;
 
-// Who recorded a source (DESIGN.md, "Who recorded what"), decided by its
+// Who recorded a source (README.md, "Who recorded what"), decided by its
 // format once every source is read (a TF trace learns its node from its
 // sidecar), by IdentifySources (identity.h). Text is raw (not JSON-escaped).
 struct Identity {
@@ -72,7 +72,7 @@ constexpr StepKind kLastStepKind = StepKind(0 TRACEMERGE_STEP_KINDS(TRACEMERGE_O
 const char* StepKindText(StepKind kind);  // "pythontimeline step_num", "PyTorch ProfilerStep#N slices", …
 
 // A TF trace's clock: the sidecar chosen among its step folder's, and why
-// (tf_profiler.h ChooseTfClocks; DESIGN.md "Who recorded what").
+// (tf_profiler.h ChooseTfClocks; README.md "Who recorded what").
 struct TfClock {
   std::string sidecar;         // its file's name
   int64_t start_us = 0;        // the start it names: the trace's time 0
