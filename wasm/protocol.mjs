@@ -2,7 +2,8 @@
 // worker (tracemerge-worker.mjs). Every message carries the request id.
 //
 // page → worker
-//   { type: 'merge',  id, files: [{ name, data: File|Blob|Uint8Array|ArrayBuffer, inFolder }], options }
+//   { type: 'merge',  id, files: [{ name, data: File|Blob|Uint8Array|ArrayBuffer, inFolder }], options,
+//     aliveMs }                                     (say ALIVE at least this often while merging)
 //   { type: 'cancel', id }
 // worker → page
 //   { type: 'progress', id, stage: 'read'|'parse'|'write', bytesDone, bytesTotal,
@@ -11,9 +12,14 @@
 //                    (the page checks each can be read) | chunks: ArrayBuffer[] (Node, transferred),
 //     result: the result in pieces of JSON text (toPieces) }
 //   { type: 'error', id, error: { code, message, file, offset, bytesRead } }
+//   { type: 'alive', id }                          while merging, every aliveMs its thread is free
+//                                                  (a worker silent for the client's silenceMs
+//                                                  — no progress, no alive — is taken for hung)
 //   { type: 'read', id, req, file, start, end }  bytes of files[file] from the page: where the
 //                                                worker cannot read the Files it was given
 //   { type: 'helper', req }   start a helper (tracemerge-helper.mjs) and give me a port to it
+//   { type: 'helper', req, stop: true }   end that helper: it said nothing within its deadline
+// (Each ask has a deadline: tracemerge-worker.mjs ASK_MS, scheduler.mjs helperDeadline.)
 // page → worker, their answers
 //   { type: 'bytes', id, req, buffer: ArrayBuffer (transferred) } | { type: 'bytes', id, req, error }
 //   { type: 'helper', req, port: MessagePort (transferred) } | { type: 'helper', req, error }
@@ -29,6 +35,7 @@ export const MSG = Object.freeze({
   READ: 'read',
   BYTES: 'bytes',
   HELPER: 'helper',
+  ALIVE: 'alive',
 });
 
 export const PROGRESS_INTERVAL_MS = 100;

@@ -113,9 +113,18 @@ const RELEASE_HEAP = 64 << 20;
 // In a browser a Worker's own new Worker() hung for good now and then in Firefox (3 in 250
 // sample merges, the first helper of a fresh page); one the page starts never did. So the
 // merge worker asks the page (tracemerge-worker.mjs sets this): connect(url) → a Promise of
-// { port, onFail(callback) }, port a MessagePort to a helper the page started.
+// { port, onFail(callback), stop() }, port a MessagePort to a helper the page started,
+// stop() asks the page to end it.
 let connect = null;
 export function helpersFrom(fn) { connect = fn; }
+
+// No silent wait: a helper that owes answers and says nothing for answerMs, plus the time
+// the largest source it owes takes at bytesPerMs (1 MB/s: a twentieth of the slowest parse
+// measured in any engine here), is taken for hung — stopped for good, every source it owes
+// answered { error } (so parsed by its merger instead, which says so: result.helperNotes).
+// (Tests shorten it.)
+export const helperDeadline = { answerMs: 30000, bytesPerMs: 1000 };
+const jobBytes = (job) => Math.max(job.sizeHint ?? 0, job.data?.size ?? job.data?.byteLength ?? 0);
 export async function startHelper(url = new URL('./tracemerge-helper.mjs', import.meta.url)) {
   const key = String(url);
   const reused = idle.get(key)?.pop();
@@ -128,16 +137,42 @@ export async function startHelper(url = new URL('./tracemerge-helper.mjs', impor
     ? new (await import('node:worker_threads')).Worker(url)
     : boundWorker(url));
   const waiting = new Map();  // id → resolve
+  const owed = new Map();     // id → bytes of the source (0: a takeBack)
   let next = 0;
   let failed = linked && !linked.port ? linked.error : null;  // why the worker stopped, if it did
   let stopped = false;  // released, until the next merge takes it
+  let timer = null;     // the deadline of its next word, while it owes answers
+  const watch = () => {
+    clearTimeout(timer);
+    timer = null;
+    if (!owed.size || failed || stopped) return;
+    const ms = helperDeadline.answerMs + Math.max(...owed.values()) / helperDeadline.bytesPerMs;
+    timer = setTimeout(() => {
+      const n = [...owed.values()].filter((b) => b > 0).length;
+      onFail(`a helper said nothing for ${(ms / 1000).toFixed(1)} s while it owed ${n} source${n === 1 ? '' : 's'}, and was stopped`);
+      try {
+        if (linked) linked.stop?.();
+        else worker.terminate();
+      } catch {}
+    }, ms);
+  };
+  const ask = (id, bytes, msg, resolve) => {
+    waiting.set(id, resolve);
+    owed.set(id, bytes);
+    worker.postMessage(msg);
+    watch();
+  };
   const onReply = (msg) => {
     waiting.get(msg.id)?.(msg);
     waiting.delete(msg.id);
+    owed.delete(msg.id);
+    watch();  // (any word is a sign of life)
   };
   const answerAll = (why) => {
     for (const resolve of waiting.values()) resolve({ error: why });
     waiting.clear();
+    owed.clear();
+    watch();
   };
   const onFail = (e) => {  // the worker itself failed: every parse, now or later, falls back
     failed ??= String(e?.message ?? e ?? 'the helper stopped');
@@ -145,8 +180,9 @@ export async function startHelper(url = new URL('./tracemerge-helper.mjs', impor
     const list = idle.get(key);
     if (list?.includes(helper)) list.splice(list.indexOf(helper), 1);
   };
-  if (isNode) worker.on('message', onReply).on('error', onFail).on('exit', onFail);
-  else Object.assign(worker, { onmessage: (e) => onReply(e.data), onerror: onFail });
+  const crashed = (e) => onFail(`a helper failed (${e?.message ?? e ?? 'an error'})`);
+  if (isNode) worker.on('message', onReply).on('error', crashed).on('exit', (code) => onFail(`a helper exited (code ${code})`));
+  else Object.assign(worker, { onmessage: (e) => onReply(e.data), onerror: crashed });
   linked?.onFail(onFail);
   const helper = {
     heap: 0,  // the largest its heap was
@@ -155,8 +191,7 @@ export async function startHelper(url = new URL('./tracemerge-helper.mjs', impor
       const id = next++;
       return new Promise((resolve) => {
         if (failed || stopped) return resolve({ error: failed ?? 'the helper was stopped' });
-        waiting.set(id, resolve);
-        worker.postMessage({ ...job, id });
+        ask(id, jobBytes(job), { ...job, id }, resolve);
       });
     },
     // Takes back the newest source it has not started (whose parse() then
@@ -165,8 +200,7 @@ export async function startHelper(url = new URL('./tracemerge-helper.mjs', impor
       const id = next++;
       return new Promise((resolve) => {
         if (failed || stopped) return resolve(null);
-        waiting.set(id, (msg) => resolve(msg.taken ?? null));
-        worker.postMessage({ takeBack: true, id });
+        ask(id, 0, { takeBack: true, id }, (msg) => resolve(msg.taken ?? null));
       });
     },
     // Releases it for the next merge: the sources it has not started are dropped, a reply

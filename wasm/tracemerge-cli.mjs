@@ -146,6 +146,7 @@ async function main(argv) {
       if (interrupted) break;
     }
     await merger.settle();
+    for (const note of merger.helperNotes) process.stderr.write(`tracemerge: note: ${note}\n`);  // (the output is whole)
     await new Promise((resolve) => setTimeout(resolve, 0));  // (a whole turn: the signals' poll runs before timers)
     if (interrupted) {
       merger.delete();

@@ -13,8 +13,15 @@ export class MergeClient {
   // createWorker() → a Worker (browser) or worker_threads Worker (Node).
   // cancelAnswerMs: how long a worker cancelled while reading has to say it stopped (its
   // ERROR or DONE for that merge) before it is taken for stuck and replaced.
-  constructor({ workerUrl = new URL('./tracemerge-worker.mjs', import.meta.url), createWorker, cancelAnswerMs = 3000 } = {}) {
+  // silenceMs: no silent wait — a merging worker that says nothing this long (no progress,
+  // no ALIVE, which it sends four times as often when its thread is free: a synchronous
+  // stage of the core reports progress as it goes) is taken for hung: the merge rejects
+  // with ABORT and the worker is replaced.
+  constructor({ workerUrl = new URL('./tracemerge-worker.mjs', import.meta.url), createWorker, cancelAnswerMs = 3000,
+    silenceMs = 120000 } = {}) {
     this.cancelAnswerMs = cancelAnswerMs;
+    this.silenceMs = silenceMs;
+    this.silence = null;  // the timer of the running merge's next word
     this.settling = null;  // a cancelled merge's worker, until it says it stopped or is replaced
     this.createWorker = createWorker ?? (async () => (isNode
       ? new (await import('node:worker_threads')).Worker(workerUrl)
@@ -51,7 +58,8 @@ export class MergeClient {
       const list = [...files].map((f) => ('data' in f && 'name' in f && !(f instanceof Blob)
         ? f : { name: f.webkitRelativePath || f.name, data: f, inFolder: !!f.webkitRelativePath }));
       this.pending = { id, resolve, reject, onProgress, stage: 'read', gzip: !!options.gzip, list };
-      worker.postMessage({ type: MSG.MERGE, id, files: list, options });
+      this.listen();
+      worker.postMessage({ type: MSG.MERGE, id, files: list, options, aliveMs: Math.max(1, this.silenceMs / 4) });
     });
   }
 
@@ -87,11 +95,21 @@ export class MergeClient {
     this.release?.();  // (a cancelled merge's worker: gone now)
   }
 
+  // (Re)arms the deadline of the running merge's next word.
+  listen() {
+    clearTimeout(this.silence);
+    this.silence = null;
+    if (!this.pending) return;
+    this.silence = setTimeout(() => this.fail({ code: 'ABORT', message: `the merge worker said nothing for ` +
+      `${+(this.silenceMs / 1000).toFixed(1)} s (no progress) and was stopped: merge again, or use the CLI` }, true), this.silenceMs);
+  }
+
   handle(msg) {
-    if (msg.type === MSG.HELPER) return this.startHelper(msg.req);
+    if (msg.type === MSG.HELPER) return msg.stop ? this.stopHelper(msg.req) : this.startHelper(msg.req);
     this.stopped?.(msg);
     const p = this.pending;
     if (!p || msg.id !== p.id) return;  // a late message of a cancelled merge
+    this.listen();
     if (msg.type === MSG.READ) {
       this.readFor(p, msg);
     } else if (msg.type === MSG.PROGRESS) {
@@ -99,6 +117,7 @@ export class MergeClient {
       p.onProgress?.(msg);
     } else if (msg.type === MSG.DONE) {
       this.pending = null;
+      this.listen();  // (clears it)
       fromPieces(msg.result).then((result) => {
         if (msg.blob) {  // a browser worker: the output is already a Blob
           return readable(msg.blob, msg.parts ?? [])
@@ -125,14 +144,21 @@ export class MergeClient {
       const { port1, port2 } = new MessageChannel();
       helper.onerror = (e) => {
         e.preventDefault?.();
-        answer({ failed: `the helper stopped: ${e?.message ?? 'an error'}` });
+        answer({ failed: `a helper failed (${e?.message ?? 'an error'})` });
       };
       helper.postMessage({ connect: port1 }, [port1]);
+      helper.req = req;
       this.helpers.push(helper);
       answer({ port: port2 }, [port2]);
     } catch (e) {
       answer({ error: String(e?.message ?? e) });
     }
+  }
+
+  // The worker gave up on a helper (it said nothing within its deadline: scheduler.mjs).
+  stopHelper(req) {
+    const i = this.helpers.findIndex((h) => h.req === req);
+    if (i >= 0) this.helpers.splice(i, 1)[0].terminate();
   }
 
   // Bytes of a File the worker cannot read itself (protocol.mjs: read → bytes).
@@ -149,6 +175,7 @@ export class MergeClient {
   fail(error, replaceWorker) {
     const p = this.pending;
     this.pending = null;
+    this.listen();
     if (replaceWorker) this.terminate();
     p?.reject(Object.assign(new Error(error.message), error));
   }

@@ -14,9 +14,10 @@ const cancels = new Map();  // id → AbortController
 const cores = globalThis.navigator?.hardwareConcurrency ?? 2;  // (Node before 21 has no navigator)
 const canHelp = typeof import.meta.url === 'string' && cores > 1;
 
-async function runMerge({ id, files, options }) {
+async function runMerge({ id, files, options, aliveMs }) {
   const abort = new AbortController();
   cancels.set(id, abort);
+  const alive = aliveMs ? setInterval(() => post({ type: MSG.ALIVE, id }), aliveMs) : null;
   const started = Date.now();
   let lastPost = 0;
   const totals = { bytesDone: 0, bytesTotal: 0, eventsDone: 0, eventsTotal: 0 };
@@ -70,6 +71,7 @@ async function runMerge({ id, files, options }) {
     await file?.remove();
     post({ type: MSG.ERROR, id, error: errorData(e) });
   } finally {
+    clearInterval(alive);
     cancels.delete(id);
   }
 }
@@ -135,14 +137,19 @@ async function readableHere(files, id) {
   return files.map((f, file) => (f.data instanceof Blob ? { ...f, data: new PageBlob(id, file, 0, f.data.size) } : f));
 }
 
-const asked = new Map();  // req → { resolve, reject } of a read; of a helper: { resolve, failed }
+const asked = new Map();  // req → { resolve, reject, timer } of a read; of a helper: { resolve, failed, timer }
 let nextReq = 0;
+// No silent wait on the page either: a helper or bytes asked of it and not given within
+// ASK_MS (the page answers these at once; a read, and 1 MB/s) fail with a reason — no
+// helper (the sources are parsed here), or the file's read an error naming it.
+const ASK_MS = 30000;
 
 // Helpers come from the page (scheduler.mjs says why): a port to each.
 if (typeof FileReaderSync === 'function') {
   helpersFrom(() => new Promise((resolve) => {
     const req = nextReq++;
-    asked.set(req, { resolve, failed: null });
+    const timer = setTimeout(() => onHelper({ req, error: `the page started no helper in ${ASK_MS / 1000} s` }), ASK_MS);
+    asked.set(req, { resolve, failed: null, timer });
     post({ type: MSG.HELPER, req });
   }));
 }
@@ -151,7 +158,17 @@ function onHelper({ req, port, error, failed }) {
   const r = asked.get(req);
   if (!r) return;
   if (failed) return r.failed?.(failed);
-  r.resolve(port ? { port, onFail: (f) => { r.failed = f; } } : { port: null, error: error ?? 'no helper' });
+  clearTimeout(r.timer);
+  if (r.given) {  // (a port after the deadline: that helper is not wanted now)
+    port?.close();
+    return port && post({ type: MSG.HELPER, req, stop: true });
+  }
+  r.given = true;
+  r.resolve(port ? {
+    port,
+    onFail: (f) => { r.failed = f; },
+    stop: () => { port.close(); post({ type: MSG.HELPER, req, stop: true }); },
+  } : { port: null, error: error ?? 'no helper' });
 }
 
 // A File the page reads for this worker: the Blob calls io.mjs makes (size, slice,
@@ -167,7 +184,9 @@ class PageBlob {
   arrayBuffer() {
     const req = nextReq++;
     return new Promise((resolve, reject) => {
-      asked.set(req, { resolve, reject });
+      const ms = ASK_MS + this.size / 1000;  // (and 1 MB/s)
+      const timer = setTimeout(() => onBytes({ req, error: `the page gave no bytes of this file in ${Math.round(ms / 1000)} s` }), ms);
+      asked.set(req, { resolve, reject, timer });
       post({ type: MSG.READ, id: this.id, req, file: this.file, start: this.start, end: this.end });
     });
   }
@@ -185,6 +204,7 @@ class PageBlob {
 function onBytes({ req, buffer, error }) {
   const r = asked.get(req);
   asked.delete(req);
+  clearTimeout(r?.timer);
   if (error) r?.reject(new Error(error));
   else r?.resolve(buffer);
 }

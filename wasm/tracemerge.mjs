@@ -110,6 +110,7 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
     () => startHelper(withHelper instanceof URL ? withHelper : undefined))), { perHelper: 4, beforeStop: notePeak });
   let helped = 0;    // sources the helpers parsed
   let helperError = null;
+  const fellBack = new Map();  // why a helper gave no source back → how many it owed
   const inflight = new Set();
   let hereTurn = Promise.resolve();  // sources parsed here in a helper's stead: one at a time
   // The source's bytes from a helper — or, when it failed (or never
@@ -117,6 +118,7 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
   const viaHelper = async (replied, name, data, hint, inFolder) => {
     const reply = await replied;
     if (reply.bytes) return { bytes: reply.bytes, byHelper: true };
+    if (reply.error && alive) fellBack.set(reply.error, (fellBack.get(reply.error) ?? 0) + 1);
     const turn = hereTurn.then(async () => {
       const local = new core.Merger(args, undefined, undefined);
       try {
@@ -203,6 +205,11 @@ export async function createMerger(options = {}, { core, onProgress, helper: wit
     get helped() { return helped; },
     // How many helpers this merger started.
     get helpers() { return count; },
+    // Why helpers failed on sources, which were parsed here instead (nothing is lost):
+    // ["a helper exited (code 1); its 3 sources were parsed by the merging instance instead", …].
+    get helperNotes() {
+      return [...fellBack].map(([why, n]) => `${why}; ${n === 1 ? 'its source was' : `its ${n} sources were`} parsed by the merging instance instead`);
+    },
     // The most memory the wasm heaps held at once (this one's and the helpers').
     get heapPeak() { return Math.max(heapPeak, core.HEAP8.length); },
     // Runs the merge; returns { chunks, result } where result has fatal, summary, outputName, report.
@@ -292,6 +299,7 @@ export async function mergeFiles(files, options = {}, { onProgress, signal, core
     const helped = merger.helped;
     const { chunks, result } = merger.merge({ onChunk });
     result.helperSources = helped;
+    result.helperNotes = merger.helperNotes;
     if (result.fatal) throw new TraceMergeError({ ...result.fatal, result });
     const type = options.gzip ? 'application/gzip' : 'application/json';
     return {

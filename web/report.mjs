@@ -102,7 +102,8 @@ export function renderStats(dl, { result, seconds, bytesIn }) {
     ['Input', bytes(bytesIn)],
     ['Time', `${duration(seconds * 1e6)}${bytesIn > 1e6 ? ` · ${mbps(bytesIn / 1e6 / seconds)} MB/s` : ''}`],
   ];
-  if (result.helperSources) pairs.push(['Parsed in parallel', `${plural(result.helperSources, 'source')} by a second worker`]);
+  if (result.helperSources) pairs.push(['Parsed in parallel', `${plural(result.helperSources, 'source')} by helper workers`]);
+  for (const note of result.helperNotes ?? []) pairs.push(['Helper stopped', note]);
   dl.replaceChildren(...pairs.map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, v))));
 }
 

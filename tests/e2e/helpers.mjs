@@ -89,10 +89,13 @@ export function cli(inputs, flags = [], { cwd } = {}) {
   return r.stdout;
 }
 
-// Waits for the merge to finish; returns the status text. Fails with the page's message on error.
+// Waits for the merge to finish; returns the status text. Fails with the page's message on
+// error — and, past the page's own deadlines (a helper silent for 30 s is given up, a merge
+// worker silent for 120 s: wasm/scheduler.mjs, tracemerge-client.mjs), with what it says then.
 export async function waitDone(page) {
   const status = page.locator('[data-testid=status]');
-  await page.locator('[data-testid=status][data-state=done], [data-testid=status][data-state=error]').waitFor();
+  await page.locator('[data-testid=status][data-state=done], [data-testid=status][data-state=error]').waitFor({ timeout: 150000 })
+    .catch(async (e) => { throw new Error(`${e.message}; the page says: ${await status.textContent()}`); });
   const [state, text] = [await status.getAttribute('data-state'), await status.textContent()];
   assert.equal(state, 'done', `merge failed: ${text}`);
   return text;

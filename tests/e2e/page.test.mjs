@@ -62,11 +62,11 @@ test('a chosen folder merges to the CLI bytes: everything, a time window, a step
       assert.match(await page.locator('#window-after').textContent(), /1594662617507447 \.\. 1594662617676640 µs.*step 2 up to step 4, not included/);
     }
   }
-  // With two cores, a second worker parsed some of the sources (same bytes) —
+  // With two cores, helper workers parsed some of the sources (same bytes) —
   // in one merge at least: on a job this small, the worker may have taken back
   // every source before the second one started.
   if (await page.evaluate(() => navigator.hardwareConcurrency) > 1)
-    assert.ok(stats.some((text) => /Parsed in parallel\d+ sources? by a second worker/.test(text)), stats.join('\n'));
+    assert.ok(stats.some((text) => /Parsed in parallel\d+ sources? by helper workers/.test(text)), stats.join('\n'));
   // An unknown step is refused with the steps that exist.
   await page.getByTestId('unit').selectOption('step');
   await page.getByTestId('start').fill('2');
@@ -253,5 +253,47 @@ test('a helper the page cannot start loses nothing: its sources are parsed by th
     await page.close();
   } finally {
     await session.ctx.unroute('**/tracemerge-helper.mjs', blocked);
+  }
+});
+
+// Issue 39: no silent wait. Helpers that never answer, or crash on their first source: the
+// merge worker stops waiting on the first past its deadline (wasm/scheduler.mjs
+// helperDeadline, served here at 1 s instead of 30) and sees the second's error; their sources
+// are parsed by the merge worker, the bytes are the CLI's, and the page says what happened.
+test('a helper that hangs or crashes: the merge ends with the CLI\'s bytes and the page says why', { timeout: 120000 }, async () => {
+  const helpers = {
+    hangs: 'self.onmessage = (e) => { if (e.data?.connect) e.data.connect.onmessage = () => {}; };',
+    crashes: "self.onmessage = (e) => { if (e.data?.connect) e.data.connect.onmessage = (m) => { if (!m.data.release) setTimeout(() => { throw new Error('helper crashed'); }); }; };",
+  };
+  const why = { hangs: /^a helper said nothing for 1\.\d s while it owed \d+ sources?, and was stopped; /, crashes: /^a helper failed \(.*helper crashed\); (its source was|its \d+ sources were) parsed by the merging instance instead$/ };
+  const shorter = async (route) => {
+    const text = await (await route.fetch()).text();
+    assert.ok(text.includes('answerMs: 30000'), 'the deadline is where the test expects it');
+    await route.fulfill({ contentType: 'text/javascript', body: text.replace('answerMs: 30000', 'answerMs: 1000') });
+  };
+  await session.ctx.route('**/scheduler.mjs', shorter);
+  try {
+    for (const [what, body] of Object.entries(helpers)) {
+      const fake = (route) => route.fulfill({ contentType: 'text/javascript', body });
+      await session.ctx.route('**/tracemerge-helper.mjs', fake);
+      try {
+        const page = await openPage();
+        await chooseFolder(page, COMBINED);
+        await page.getByTestId('merge').click();
+        await waitDone(page);
+        const got = await download(page);
+        assert.ok(got.bytes.equals(cli([COMBINED], [])), `${what}: bytes differ from the CLI`);
+        const { helped, notes } = await page.evaluate(() => ({
+          helped: window.tracemerge.state.merged.result.helperSources, notes: window.tracemerge.state.merged.result.helperNotes }));
+        assert.equal(helped, 0, what);
+        assert.match(notes.join('\n'), why[what], what);
+        assert.ok((await page.locator('#stats').textContent()).includes(notes[0]), `${what}: the page shows it`);
+        await page.close();
+      } finally {
+        await session.ctx.unroute('**/tracemerge-helper.mjs', fake);
+      }
+    }
+  } finally {
+    await session.ctx.unroute('**/scheduler.mjs', shorter);
   }
 });

@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { CORPUS, WASM, concat, readTree, tmpDir } from './helpers.mjs';
 
 const { createMerger, TraceMergeError } = await import(path.join(WASM, 'tracemerge.mjs'));
+const { helperDeadline } = await import(path.join(WASM, 'scheduler.mjs'));
 
 // Merges files ({ name, data }) with the given helper option; { bytes, report, summary, heapPeak }.
 // settle() takes back the sources the helper has not started, which on small
@@ -20,9 +21,9 @@ async function merge(files, helper, args = [], { pause = false } = {}) {
   for (const f of files) await merger.addSource(f.name, f.data);
   if (pause) await new Promise((resolve) => setTimeout(resolve, 500));
   await merger.settle();
-  const { heapPeak, helped } = merger;
+  const { heapPeak, helped, helperNotes } = merger;
   const { chunks, result } = merger.merge();
-  return { bytes: concat(chunks), report: JSON.stringify(result.report), summary: result.summary, heapPeak, helped };
+  return { bytes: concat(chunks), report: JSON.stringify(result.report), summary: result.summary, heapPeak, helped, helperNotes };
 }
 
 for (const dir of ['real', 'smdebug']) {
@@ -72,13 +73,48 @@ parentPort.on('message', (m) => {
   if (taken !== null) parentPort.postMessage({ id: taken, takenBack: true });
   parentPort.postMessage({ id: m.id, taken });
 });\n`);
-  for (const helper of [failing, broken, stalling]) {
+  for (const [helper, notes] of [[failing, /^no; its \d+ sources were parsed by the merging instance instead$/], [broken, /^a helper failed \(.*this helper does not start.*\); /], [stalling, null]]) {
     const helped = await merge(files, new URL(`file://${helper}`));
     assert.ok(helped.bytes.equals(alone.bytes), helper);
     assert.equal(helped.helped, 0);
     assert.equal(helped.report, alone.report);
+    if (notes) assert.match(helped.helperNotes.join('\n'), notes, helper);
+    else assert.deepEqual(helped.helperNotes, [], 'sources taken back are no failure');
   }
   fs.rmSync(dir, { recursive: true });
+});
+
+// No silent wait: a helper that never answers (its thread idle, or stuck in a loop) is
+// stopped once it has said nothing past its deadline, and one that dies mid-merge is seen
+// to; either way its sources are parsed here, to the same bytes, and the notes say why.
+test('a helper that hangs, loops or dies mid-merge: the merge ends, the same bytes, the reason told', { timeout: 60000 }, async () => {
+  const files = readTree(path.join(CORPUS, 'smdebug/constructed/combined_job'));
+  const alone = await merge(files, false);
+  const dir = tmpDir('helper');
+  const write = (name, body) => {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, `import { parentPort } from 'node:worker_threads';\n${body}\n`);
+    return new URL(`file://${file}`);
+  };
+  const cases = [
+    [write('silent.mjs', "parentPort.on('message', () => {});"), /^a helper said nothing for 0\.2 s while it owed \d+ sources?, and was stopped; /],
+    [write('looping.mjs', "parentPort.on('message', (m) => { if (!m.release) for (;;); });"), /^a helper said nothing for 0\.2 s while it owed \d+ sources?, and was stopped; /],
+    [write('dying.mjs', "parentPort.on('message', (m) => { if (!m.release) process.exit(3); });"), /^a helper exited \(code 3\); /],
+  ];
+  const saved = { ...helperDeadline };
+  Object.assign(helperDeadline, { answerMs: 200, bytesPerMs: Infinity });
+  try {
+    for (const [helper, notes] of cases) {
+      const helped = await merge(files, helper);
+      assert.ok(helped.bytes.equals(alone.bytes), String(helper));
+      assert.equal(helped.report, alone.report);
+      assert.equal(helped.helped, 0);
+      assert.match(helped.helperNotes.join('\n'), notes, String(helper));
+    }
+  } finally {
+    Object.assign(helperDeadline, saved);
+    fs.rmSync(dir, { recursive: true });
+  }
 });
 
 test('merge() before settle() is refused while the helper still parses', async () => {

@@ -135,3 +135,35 @@ test('Cancel replaces a worker stuck at any stage; one that answers in time is k
   assert.equal(made.length, 1, 'the worker that stopped in time is kept');
   client.terminate();
 });
+
+// Issue 39: no silent wait. A merge worker that says nothing — it never answers, or its thread
+// is stuck in a loop — fails the merge with ABORT once silenceMs passed, and is replaced; a
+// real worker, saying ALIVE between its progress, is never taken for hung at the same deadline.
+test('a merge worker that goes silent fails the merge with a reason and is replaced; a working one is not taken for hung', { timeout: 60000 }, async () => {
+  const { Worker } = await import('node:worker_threads');
+  const real = () => new Worker(new URL(`file://${path.join(WASM, 'tracemerge-worker.mjs')}`));
+  const silent = {
+    quiet: "require('node:worker_threads').parentPort.on('message', () => {});",
+    looping: "const { parentPort } = require('node:worker_threads'); parentPort.on('message', (m) => { if (m.type === 'merge') { parentPort.postMessage({ type: 'progress', id: m.id, stage: 'parse' }); for (;;); } });",
+  };
+  for (const [what, body] of Object.entries(silent)) {
+    const made = [];
+    const client = new MergeClient({ silenceMs: 400, createWorker: async () => { const w = made.length ? real() : new Worker(body, { eval: true }); made.push(w); return w; } });
+    const started = Date.now();
+    await assert.rejects(client.merge(readTree(MERGE_TRACES), {}),
+      (e) => e.code === 'ABORT' && /the merge worker said nothing for 0.4 s \(no progress\) and was stopped/.test(e.message), what);
+    assert.ok(Date.now() - started < 5000, `${what}: rejected in ${Date.now() - started} ms`);
+    const { result } = await client.merge(readTree(MERGE_TRACES), {});
+    assert.equal(result.eventsWritten, 706, what);
+    assert.equal(made.length, 2, `${what}: replaced`);
+    client.terminate();
+  }
+  // A real worker, helpers and all, over the whole smdebug corpus at a 1.5 s deadline.
+  const client = new MergeClient({ silenceMs: 1500 });
+  const alone = new MergeClient();
+  const files = readTree(path.join(CORPUS, 'smdebug'));
+  const [a, b] = [await client.merge(files, {}), await alone.merge(files, {})];
+  assert.ok(Buffer.concat(a.chunks).equals(Buffer.concat(b.chunks)));
+  client.terminate();
+  alone.terminate();
+});
