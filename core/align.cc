@@ -178,18 +178,18 @@ void AlignSources(Job& job, const Options& options, CollectiveMatcher& matcher, 
     size_t moved = 0;
     std::map<std::string, std::string> within;  // run → the checked hosts left where they are
     for (const HostClock& hc : check.hosts) {
-      if (hc.status == HostClock::Status::kChecked && hc.skew) {
+      if (hc.verdict == HostClock::Verdict::kChecked && hc.skew) {
         moved++;
         for (uint32_t i : hc.sources) {
           CorrectSource(job.sources[i], hc);
           job.sources[i].report.aligned_ns = SubNs(0, hc.OffsetAt(hc.at_ns));
         }
-      } else if (hc.status == HostClock::Status::kChecked) {
+      } else if (hc.verdict == HostClock::Verdict::kChecked) {
         // An estimate within its noise (what ranks of one clock differ by) moves nothing.
         std::string& list = within[hc.run];
         list += (list.empty() ? "" : "; ") + hc.Label() + " " + SignedMicros(hc.offset_ns) + " ± " +
                 FormatMicros(hc.uncertainty_ns) + " µs";
-      } else if (hc.status == HostClock::Status::kUnchecked && check.attempted) {
+      } else if (hc.verdict == HostClock::Verdict::kUnchecked && check.attempted) {
         job.sources[hc.sources[0]].Warn(Code::kNote, 0, "--align clocks: " + hc.Label() + " not moved: " + hc.reason);
       }
     }

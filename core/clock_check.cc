@@ -24,10 +24,8 @@ constexpr double kMinSigmaNs = 250;         // the times' own grain (whole µs, 
 constexpr double kAgreeNs = 10000;          // ends within this of the estimate agree with it, whatever their spread
 constexpr int64_t kMinDriftSpanNs = 100000000;  // a rate needs 0.1 s of collectives (and to stand out of their noise)
 
-const char* TierName(size_t tier) {
-  static const char* const kNames[kTiers] = {"NCCL kernels", "Horovod ops", "host-side collectives"};
-  return kNames[tier];
-}
+static_assert(static_cast<size_t>(AnchorTier::kHostOp) == kTiers - 1, "the tiers compared are the first three, in order");
+const char* TierName(size_t tier) { return AnchorTierName(static_cast<AnchorTier>(tier)); }
 
 // (saturating, as every time here: inputs can hold any number)
 int64_t Ns(double v) {
@@ -306,7 +304,7 @@ ClockCheck CheckClocks(const Job& job, CollectiveMatcher& matcher) {
   std::map<std::string, bool> open;  // run → some host is still to estimate
   for (auto& [run, members] : runs) {
     if (members.size() < 2) {  // one clock: nothing to compare
-      for (uint32_t h : members) check.hosts[h].status = HostClock::Status::kReference;
+      for (uint32_t h : members) check.hosts[h].verdict = HostClock::Verdict::kReference;
       continue;
     }
     bool any = false;
@@ -375,7 +373,7 @@ ClockCheck CheckClocks(const Job& job, CollectiveMatcher& matcher) {
           if (better(h, best)) best = h;
         found = refs.emplace(run, best).first;
         done[best] = true;
-        check.hosts[best].status = HostClock::Status::kReference;
+        check.hosts[best].verdict = HostClock::Verdict::kReference;
         for (uint32_t h : members) check.hosts[h].reference = check.hosts[best].Label();
       }
       const uint32_t ref = found->second;
@@ -458,7 +456,7 @@ ClockCheck CheckClocks(const Job& job, CollectiveMatcher& matcher) {
           f.u_offset = std::sqrt(f.u_offset * f.u_offset + u_parents);
           fits[h] = f;
           accepted.push_back(h);
-          check.hosts[h].status = HostClock::Status::kChecked;
+          check.hosts[h].verdict = HostClock::Verdict::kChecked;
           check.hosts[h].from = TierName(t);
         }
         for (uint32_t c : touched) cid_median[c] = NAN;  // (the next layer measures through more hosts)
@@ -485,15 +483,15 @@ ClockCheck CheckClocks(const Job& job, CollectiveMatcher& matcher) {
   // Results.
   std::map<std::string, bool> run_absolute;  // run → its reference's clock is absolute
   for (uint32_t h = 0; h < hosts; h++)
-    if (check.hosts[h].status == HostClock::Status::kReference) run_absolute[check.hosts[h].run] = absolute(h);
+    if (check.hosts[h].verdict == HostClock::Verdict::kReference) run_absolute[check.hosts[h].run] = absolute(h);
   for (uint32_t h = 0; h < hosts; h++) {
     HostClock& hc = check.hosts[h];
     hc.collectives = has_ends[h];
-    if (hc.status == HostClock::Status::kUnchecked) {
+    if (hc.verdict == HostClock::Verdict::kUnchecked) {
       hc.reason = why[h].empty() ? "no collectives to compare" : why[h];
       continue;
     }
-    if (hc.status != HostClock::Status::kChecked) continue;
+    if (hc.verdict != HostClock::Verdict::kChecked) continue;
     const Fit& f = fits[h];
     hc.anchors = f.inliers;
     hc.matched = f.matched;
@@ -521,8 +519,8 @@ void WarnClocks(Job& job, const ClockCheck& check, bool aligned, std::vector<Dia
   std::map<std::string, std::vector<const HostClock*>> unchecked;  // run → hosts
   for (const HostClock& hc : check.hosts) {
     ParsedSource& first = job.sources[hc.sources[0]];
-    if (hc.status == HostClock::Status::kUnchecked && check.attempted && !aligned) unchecked[hc.run].push_back(&hc);
-    if (hc.status != HostClock::Status::kChecked || !hc.skew) continue;
+    if (hc.verdict == HostClock::Verdict::kUnchecked && check.attempted && !aligned) unchecked[hc.run].push_back(&hc);
+    if (hc.verdict != HostClock::Verdict::kChecked || !hc.skew) continue;
     // A relative clock against an absolute one is off by decades: NO_CLOCK says so; --align clocks places it.
     if (hc.relative && !aligned) continue;
     if (hc.relative) {

@@ -135,7 +135,7 @@ struct SourceReport {
 // The clock check's result for one clock domain (clock_check.h) (a host within a run, or a source whose host
 // nothing says).
 struct HostClock {
-  enum class Status : uint8_t {
+  enum class Verdict : uint8_t {
     kReference,  // the run's reference: the others are measured against it
     kChecked,    // measured; offset (and rate) stand
     kUnchecked,  // could not be told (reason)
@@ -143,7 +143,7 @@ struct HostClock {
   std::string run, host;          // host: identity's, else (not known) "rank 3" or the source's node
   bool host_known = true;         // a host was said (else it is a rank's or a file's clock, not a host's)
   std::vector<uint32_t> sources;  // job.sources indices, in path order
-  Status status = Status::kUnchecked;
+  Verdict verdict = Verdict::kUnchecked;
   bool collectives = false;       // it has collectives to compare (else, unchecked, there was nothing to check)
   std::string reason;             // why unchecked
   std::string from;               // what was matched: "NCCL kernels", "Horovod ops", "host-side collectives"

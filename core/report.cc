@@ -94,17 +94,17 @@ std::string IdentityJson(const Identity& id) {
          ",\"device\":" + Quote(id.device) + ",\"domain\":" + std::to_string(id.domain) + "}";
 }
 
-const char* StatusName(HostClock::Status st) {
-  return st == HostClock::Status::kReference ? "reference" : st == HostClock::Status::kChecked ? "checked" : "unchecked";
+const char* VerdictName(HostClock::Verdict st) {
+  return st == HostClock::Verdict::kReference ? "reference" : st == HostClock::Verdict::kChecked ? "checked" : "unchecked";
 }
 
 std::string HostClockJson(const HostClock& h) {
   std::string s = "{\"run\":" + Quote(h.run) + ",\"host\":" + Quote(h.host) +
                   ",\"host_known\":" + (h.host_known ? "true" : "false") + ",\"label\":" + Quote(h.Label()) + ",\"sources\":" +
-                  std::to_string(h.sources.size()) + ",\"status\":" + Quote(StatusName(h.status)) +
+                  std::to_string(h.sources.size()) + ",\"status\":" + Quote(VerdictName(h.verdict)) +
                   ",\"reference\":" + Quote(h.reference) + ",\"collectives\":" + (h.collectives ? "true" : "false");
-  if (h.status == HostClock::Status::kUnchecked) return s + ",\"reason\":" + Quote(h.reason) + "}";
-  if (h.status != HostClock::Status::kChecked) return s + "}";
+  if (h.verdict == HostClock::Verdict::kUnchecked) return s + ",\"reason\":" + Quote(h.reason) + "}";
+  if (h.verdict != HostClock::Verdict::kChecked) return s + "}";
   s += ",\"from\":" + Quote(h.from) + ",\"anchors\":" + std::to_string(h.anchors) + ",\"matched\":" +
        std::to_string(h.matched) + ",\"offset_us\":" + FormatMicros(h.offset_ns) +
        ",\"uncertainty_us\":" + FormatMicros(h.uncertainty_ns) + ",\"at_us\":" + FormatMicros(h.at_ns) +
@@ -128,14 +128,14 @@ std::string ClockSummary(const std::vector<HostClock>& hosts) {
   for (const HostClock& h : hosts) runs.insert(h.run);
   size_t quiet = 0;
   for (const HostClock& h : hosts) {
-    if (h.status == HostClock::Status::kUnchecked && !h.collectives) {
+    if (h.verdict == HostClock::Verdict::kUnchecked && !h.collectives) {
       quiet++;
       continue;
     }
     s += "  " + (runs.size() > 1 ? h.run + " · " : "") + h.Label() + ": ";
-    if (h.status == HostClock::Status::kReference) {
+    if (h.verdict == HostClock::Verdict::kReference) {
       s += "the reference\n";
-    } else if (h.status == HostClock::Status::kUnchecked) {
+    } else if (h.verdict == HostClock::Verdict::kUnchecked) {
       s += "not checked — " + h.reason + "\n";
     } else {
       s += (h.offset_ns > 0 ? "+" : "") + FormatMicros(h.offset_ns) + " ± " + FormatMicros(h.uncertainty_ns) + " µs against " + h.reference;

@@ -80,6 +80,17 @@ enum class AnchorTier : uint8_t {
   kExchange,  // an NCCL/RCCL kernel of a collective that is not symmetric (send/recv, all-to-all, broadcast):
               // time in communication (waits.h), never matched
 };
+// How the clock check and the waits name a tier they matched ("NCCL kernels", …).
+inline const char* AnchorTierName(AnchorTier tier) {
+  switch (tier) {
+    case AnchorTier::kKernel: return "NCCL kernels";
+    case AnchorTier::kHorovod: return "Horovod ops";
+    case AnchorTier::kHostOp: return "host-side collectives";
+    case AnchorTier::kTfOp: return "TF records of Horovod ops";
+    case AnchorTier::kExchange: return "NCCL exchanges";
+  }
+  return "";
+}
 struct Anchor {
   uint32_t event = 0;
   AnchorTier tier = AnchorTier::kKernel;

@@ -12,7 +12,6 @@ namespace tracemerge {
 namespace {
 
 constexpr AnchorTier kTiers[] = {AnchorTier::kKernel, AnchorTier::kHorovod};  // (host-side ops end at launch)
-constexpr const char* kTierNames[] = {"NCCL kernels", "Horovod ops"};
 constexpr uint32_t kMinCollectives = 3;  // fewer say too little of who is late
 constexpr double kNotable = 0.01;        // the others' mean wait, of the step's median length, worth a name
 
@@ -88,7 +87,7 @@ Waits CollectiveWaits(const Job& job, CollectiveMatcher& matcher, const std::vec
     r.clock_checked = false;
     for (uint32_t i : *list) {
       rank_of[i] = static_cast<int32_t>(w.ranks.size());
-      r.clock_checked |= host_of[i] >= 0 && hosts[host_of[i]].status != HostClock::Status::kUnchecked;
+      r.clock_checked |= host_of[i] >= 0 && hosts[host_of[i]].verdict != HostClock::Verdict::kUnchecked;
     }
     w.ranks.push_back(std::move(r));
   }
@@ -147,7 +146,7 @@ Waits CollectiveWaits(const Job& job, CollectiveMatcher& matcher, const std::vec
     seen = &matcher.Name(kTiers[tier], &cids);
     std::vector<uint32_t> count(cids, 0);
     for (const auto& x : *seen)
-      if (++count[x.cid] > 1) w.from = kTierNames[tier];
+      if (++count[x.cid] > 1) w.from = AnchorTierName(kTiers[tier]);
   }
   // Time in communication: kernels of any collective, and the matched ops; their union per rank.
   {
@@ -161,7 +160,7 @@ Waits CollectiveWaits(const Job& job, CollectiveMatcher& matcher, const std::vec
           pieces[rank_of[i]].push_back({e.ts, AddNs(e.ts, e.dur)});
       }
     }
-    if (w.from == kTierNames[1])
+    if (w.from == AnchorTierName(AnchorTier::kHorovod))
       for (const auto& x : *seen) pieces[rank_of[x.source]].push_back({x.start, x.end});
     for (size_t r = 0; r < ranks; r++) {
       auto& list = pieces[r];

@@ -88,14 +88,14 @@ void ExpectTruth(const Report& r, const std::map<std::string, double>& truth, do
   ASSERT_EQ(r.clock_hosts.size(), truth.size()) << what;
   const HostClock* ref = nullptr;
   for (const HostClock& h : r.clock_hosts)
-    if (h.status == HostClock::Status::kReference) ref = &h;
+    if (h.verdict == HostClock::Verdict::kReference) ref = &h;
   ASSERT_NE(ref, nullptr) << what;
   size_t off = 0;
   for (const HostClock& h : r.clock_hosts) {
     const double want = truth.at(h.host) - truth.at(ref->host);
     off += std::fabs(want) > 5;
     if (&h == ref) continue;
-    ASSERT_EQ(h.status, HostClock::Status::kChecked) << what << ": " << h.host << " " << h.reason;
+    ASSERT_EQ(h.verdict, HostClock::Verdict::kChecked) << what << ": " << h.host << " " << h.reason;
     EXPECT_NEAR(h.offset_ns / 1000.0, want, tolerance_us) << what << ": " << h.host << " from " << h.from;
     EXPECT_LT(h.uncertainty_ns, 1000) << what << ": " << h.host;
     EXPECT_EQ(h.skew, std::fabs(want) > 5) << what << ": " << h.host;
@@ -142,7 +142,7 @@ TEST_F(ClockCheck, SynchronizedJobsWarnOfNothing) {
       ASSERT_FALSE(r.report.fatal);
       EXPECT_EQ(Count(r.report, Code::kClockSkew), 0u) << r.report.Summary();
       for (const HostClock& h : r.report.clock_hosts) {
-        EXPECT_NE(h.status, HostClock::Status::kUnchecked) << h.host << ": " << h.reason;
+        EXPECT_NE(h.verdict, HostClock::Verdict::kUnchecked) << h.host << ": " << h.reason;
         EXPECT_LT(std::abs(h.offset_ns), 3000) << h.host;
       }
       std::filesystem::remove_all(job);
@@ -162,7 +162,7 @@ TEST_F(ClockCheck, TheUncertaintyCoversTheErrorWhenRanksShareAHost) {
     const auto truth = Offsets(job);
     const MergeResult r = Merge(job);
     for (const HostClock& h : r.report.clock_hosts) {
-      if (h.status != HostClock::Status::kChecked) continue;
+      if (h.verdict != HostClock::Verdict::kChecked) continue;
       const double err = std::fabs(h.offset_ns / 1000.0 - truth.at(h.host));
       hosts++;
       within += err <= h.uncertainty_ns / 1000.0;
@@ -184,14 +184,14 @@ TEST_F(ClockCheck, FewCollectivesAndCoarseJitterAreNoSkew) {
   EXPECT_EQ(Count(two.report, Code::kClockSkew), 0u) << two.report.Summary();
   const HostClock* b = HostNamed(two.report, "host-b");
   ASSERT_NE(b, nullptr);
-  EXPECT_EQ(b->status, HostClock::Status::kUnchecked);
+  EXPECT_EQ(b->verdict, HostClock::Verdict::kUnchecked);
   EXPECT_NE(b->reason.find("only 2 matched collectives"), std::string::npos) << b->reason;
 
   const MergeResult six = Merge(Generate("six", "--seed 13612 --hosts 6 --ranks-per-host 1 --steps 2 --collectives 3 "
                                          "--jitter-us 7.8 --arrival-us 2853 --offsets-us 0 --format smdebug --decoys 169"));
   EXPECT_EQ(Count(six.report, Code::kClockSkew), 0u) << six.report.Summary();
   size_t checked = 0;
-  for (const HostClock& h : six.report.clock_hosts) checked += h.status == HostClock::Status::kChecked;
+  for (const HostClock& h : six.report.clock_hosts) checked += h.verdict == HostClock::Verdict::kChecked;
   EXPECT_EQ(checked, 5u) << "the estimates stand; only the verdict waits for more data";
 }
 
@@ -204,7 +204,7 @@ TEST_F(ClockCheck, SmdebugNodesByTheirHorovodOpsNotTheirDecoys) {
   ASSERT_FALSE(r.report.fatal);
   ExpectTruth(r.report, Offsets(job), 3.0, "smdebug");
   for (const HostClock& h : r.report.clock_hosts)
-    if (h.status == HostClock::Status::kChecked) EXPECT_EQ(h.from, "Horovod ops");
+    if (h.verdict == HostClock::Verdict::kChecked) EXPECT_EQ(h.from, "Horovod ops");
   Options o;
   o.align = Align::kClocks;
   const MergeResult aligned = Merge(job, o);
@@ -262,7 +262,7 @@ TEST_F(ClockCheck, WhereTheDataCannotTellTheHostIsNamedUncheckedWithTheReason) {
   EXPECT_EQ(Count(r.report, Code::kClockSkew), 0u) << r.report.Summary();
   size_t unchecked = 0;
   for (const HostClock& h : r.report.clock_hosts)
-    if (h.status == HostClock::Status::kUnchecked) {
+    if (h.verdict == HostClock::Verdict::kUnchecked) {
       unchecked++;
       EXPECT_NE(h.reason.find("host-side collectives"), std::string::npos) << h.reason;
     }
@@ -282,7 +282,7 @@ TEST_F(ClockCheck, WhereTheDataCannotTellTheHostIsNamedUncheckedWithTheReason) {
                                           {});
   EXPECT_EQ(Count(sampled.report, Code::kClockSkew), 0u);
   ASSERT_EQ(sampled.report.clock_hosts.size(), 2u);
-  EXPECT_EQ(sampled.report.clock_hosts[1].status, HostClock::Status::kUnchecked);
+  EXPECT_EQ(sampled.report.clock_hosts[1].verdict, HostClock::Verdict::kUnchecked);
 }
 
 // The real 8-rank, one-host V100 job: every rank within a few µs of 0, no warning.
@@ -296,7 +296,7 @@ TEST_F(ClockCheck, TheCorpusEightRankJobAgreesWithinMicroseconds) {
   EXPECT_EQ(Count(r.report, Code::kClockSkew), 0u);
   ASSERT_EQ(r.report.clock_hosts.size(), 8u);
   for (const HostClock& h : r.report.clock_hosts) {
-    EXPECT_NE(h.status, HostClock::Status::kUnchecked) << h.host << ": " << h.reason;
+    EXPECT_NE(h.verdict, HostClock::Verdict::kUnchecked) << h.host << ": " << h.reason;
     EXPECT_LT(std::abs(h.offset_ns), 5000) << h.host;
     EXPECT_FALSE(h.host_known) << h.host;
     EXPECT_EQ(h.Label().rfind("rank ", 0), 0u) << h.Label();
@@ -341,7 +341,7 @@ TEST_F(ClockCheck, OneFilePerStepOnOneMachineIsOneClock) {
   const MergeResult m = MergeInputs(inputs, {});
   ASSERT_EQ(m.report.clock_hosts.size(), 4u) << "a clock per rank";
   for (const HostClock& h : m.report.clock_hosts) {
-    ASSERT_NE(h.status, HostClock::Status::kUnchecked) << h.host << ": " << h.reason;
+    ASSERT_NE(h.verdict, HostClock::Verdict::kUnchecked) << h.host << ": " << h.reason;
     const bool b = h.host == "rank 2" || h.host == "rank 3";
     EXPECT_NEAR(h.offset_ns / 1000.0, b ? 900 : 0, 3.0) << h.host;
   }
@@ -362,7 +362,7 @@ TEST_F(ClockCheck, AClocklessRankIsPlacedByItsCollectivesNotCalledSkewed) {
   ASSERT_FALSE(r.report.fatal);
   const HostClock* b = HostNamed(r.report, "host-b");
   ASSERT_NE(b, nullptr);
-  EXPECT_EQ(b->status, HostClock::Status::kChecked) << b->reason;
+  EXPECT_EQ(b->verdict, HostClock::Verdict::kChecked) << b->reason;
   EXPECT_TRUE(b->relative);
   EXPECT_EQ(Count(r.report, Code::kClockSkew), 0u);
   bool said = false;
@@ -449,7 +449,7 @@ TEST_F(ClockCheck, OneStraySampleMovesNoClock) {
     ASSERT_FALSE(r.report.fatal);
     const HostClock* b = HostNamed(r.report, "host-b");
     ASSERT_NE(b, nullptr);
-    EXPECT_EQ(b->status, HostClock::Status::kChecked) << b->reason;
+    EXPECT_EQ(b->verdict, HostClock::Verdict::kChecked) << b->reason;
     EXPECT_NEAR(b->offset_ns / 1000.0, Offsets(job)["host-b"] - Offsets(job)["host-a"], 3) << r.report.Summary();
     EXPECT_EQ(Count(r.report, Code::kClockSkew), std::string(offsets) == "0,0" ? 0u : 1u) << r.report.Summary();
   }
@@ -502,7 +502,7 @@ TEST_F(ClockCheck, XPlaneHostsAreCheckedAndTheirStragglerNamed) {
     for (const char* host : {"host-b", "host-c"}) {
       const HostClock* h = HostNamed(r.report, host);
       ASSERT_NE(h, nullptr) << host;
-      EXPECT_EQ(h->status, HostClock::Status::kChecked) << h->reason;
+      EXPECT_EQ(h->verdict, HostClock::Verdict::kChecked) << h->reason;
       EXPECT_NEAR(h->offset_ns / 1000.0, truth[host] - truth["host-a"], 3) << host;
     }
     const Waits& w = r.report.waits;

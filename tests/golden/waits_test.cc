@@ -96,7 +96,7 @@ TEST_F(Waiting, AfterAlignClocksEachCollectiveIsInItsOwnStep) {
   const MergeResult r = MergeInputs(ReadTree(job), options);
   ASSERT_FALSE(r.report.fatal);
   ASSERT_EQ(r.report.clock_hosts.size(), 3u);
-  for (const HostClock& h : r.report.clock_hosts) EXPECT_NE(h.status, HostClock::Status::kUnchecked) << h.host;
+  for (const HostClock& h : r.report.clock_hosts) EXPECT_NE(h.verdict, HostClock::Verdict::kUnchecked) << h.host;
   const Waits& w = r.report.waits;
   ASSERT_EQ(w.steps.size(), 6u);
   for (const StepWaits& st : w.steps) {
@@ -274,7 +274,7 @@ TEST_F(Waiting, RanksMergedIntoOneFileAreRanks) {
     const double planted[] = {0, 0, 350, 350, -5800, -5800};
     for (size_t k = 1; k < 6; k++) {
       const HostClock& h = r.report.clock_hosts[k];
-      EXPECT_EQ(h.status, HostClock::Status::kChecked) << h.Label();
+      EXPECT_EQ(h.verdict, HostClock::Verdict::kChecked) << h.Label();
       EXPECT_NEAR(h.offset_ns / 1000.0, planted[k], 1.0) << h.Label();
     }
   }
