@@ -143,4 +143,33 @@ std::vector<OutEvent> ParseOutput(const std::string& json, std::string* error) {
   return out;
 }
 
+std::vector<OutEvent> Events(const MergeResult& r) {
+  std::string err;
+  auto ev = ParseOutput(r.output, &err);
+  EXPECT_EQ(err, "") << r.output;
+  return ev;
+}
+
+std::vector<OutEvent> NonMeta(const MergeResult& r) {
+  std::vector<OutEvent> out;
+  for (auto& e : Events(r))
+    if (e.ph != "M") out.push_back(e);
+  return out;
+}
+
+std::set<std::string> Names(const std::vector<OutEvent>& ev) {
+  std::set<std::string> s;
+  for (auto& e : ev) s.insert(e.name);
+  return s;
+}
+
+bool HasWarning(const Report& r, Code code, const std::string& file) {
+  for (auto& w : r.warnings)
+    if (w.code == code && (file.empty() || w.file == file)) return true;
+  return false;
+}
+
+const char kHeader[] =
+    R"({"name":"process_name","ph":"M","pid":0,"args":{"start_time_since_epoch_in_micros":1000000}},)";
+
 }  // namespace tracemerge::test

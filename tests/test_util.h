@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -62,5 +63,14 @@ struct OutEvent {
 };
 // Parses a merged output strictly (simdjson DOM); fails the test on invalid JSON.
 std::vector<OutEvent> ParseOutput(const std::string& json, std::string* error);
+
+// The output's events, parsed (a test failure on invalid JSON); those but the metadata; their names.
+std::vector<OutEvent> Events(const MergeResult& r);
+std::vector<OutEvent> NonMeta(const MergeResult& r);
+std::set<std::string> Names(const std::vector<OutEvent>& ev);
+// A warning of this code (for this file, if given) among the report's.
+bool HasWarning(const Report& r, Code code, const std::string& file = "");
+// An smdebug timeline's clock header (events at 1 s since the epoch), ending in a comma.
+extern const char kHeader[];
 
 }  // namespace tracemerge::test

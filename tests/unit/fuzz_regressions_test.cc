@@ -13,12 +13,6 @@
 namespace tracemerge::test {
 namespace {
 
-bool HasWarning(const Report& r, Code code) {
-  for (auto& w : r.warnings)
-    if (w.code == code) return true;
-  return false;
-}
-
 }  // namespace
 
 // fuzz_tokenizer: a top-level key with no value at the very end made the
