@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # test.sh — installs and builds everything (scripts/build.sh --browser --wheels), then runs every
-# test: ctest (native unit + golden), node --test tests/wasm (wasm = native bytes, API,
+# test: ctest (native unit, golden, jobs), node --test tests/wasm (wasm = native bytes, API,
 # worker), tests/e2e (the page in Chromium, notebook helper), and the packages
 # (scripts/package.sh into dist/, then tests/packages: the manylinux wheels' needs, the x86_64
 # wheel in fresh venvs (3.11 and 3.8), the aarch64 one under qemu-user, the sdist built in a
 # fresh venv, the npm package in an empty project, the site's zip, cmake --install). Exits
 # non-zero on a failure.
-# With --full, or when $CI is set, also the sanitizer run (unit + golden tests under
+# With --full, or when $CI is set, also the sanitizer run (the ctest suites under
 # ASan+UBSan in build/asan) and scripts/fuzz.sh 60.
 set -euo pipefail
 cd "$(dirname "$0")/.."
