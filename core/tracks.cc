@@ -54,35 +54,68 @@ struct OutThread {
   bool capped = false;
 };
 
-}  // namespace
+constexpr uint32_t kNone = UINT32_MAX;
 
-TrackPlan AssignTracks(Job& job, Group group) {
+// Per source thread: whether it has kept events, and how many kept X slices (for lanes).
+struct ThreadUse {
+  std::vector<std::vector<bool>> used;       // [source][thread]
+  std::vector<std::vector<uint32_t>> count;  // [source][thread]: its kept X slices
+};
+
+ThreadUse CountKept(const Job& job) {
   const size_t n = job.sources.size();
-  // Which threads have kept events; how many kept X slices each (for lanes).
-  std::vector<std::vector<bool>> thread_used(n);
-  std::vector<std::vector<uint32_t>> count(n), at(n);  // [source][thread]: its X slices; where they go
+  ThreadUse use;
+  use.used.resize(n);
+  use.count.resize(n);
   ForEach(n, job.threads, [&](size_t i) {
     const ParsedSource& s = job.sources[i];
-    thread_used[i].assign(s.threads.size(), false);
-    count[i].assign(s.threads.size(), 0);
+    use.used[i].assign(s.threads.size(), false);
+    use.count[i].assign(s.threads.size(), 0);
     for (const Event& e : s.events) {
       if (!e.keep || e.ph == 'M') continue;
-      thread_used[i][e.thread] = true;
-      count[i][e.thread] += e.ph == 'X';
+      use.used[i][e.thread] = true;
+      use.count[i][e.thread] += e.ph == 'X';
     }
   });
-  // Output processes and threads: the files of one stream (identity.h: smdebug
-  // rotates one over many files) join by their original pid; never across runs.
-  TrackPlan plan;
-  plan.sources.resize(n);
-  std::vector<OutThread> out_threads;
+  return use;
+}
+
+// The output threads, and which each source thread goes to.
+struct OutTracks {
+  std::vector<OutThread> threads;
+  std::vector<std::vector<uint32_t>> of;  // [source][thread] → out thread (kNone: nothing kept)
+};
+
+// A process's name in its source: its own, its labels (Kineto names every GPU's process after
+// its CPU process: then the labels alone), "metrics" for system metrics, else its pid.
+std::string ProcessName(const ParsedSource& s, const Proc& p, const std::map<std::string, int>& names) {
+  std::string pname = !p.name.empty() ? p.name : "pid " + JsonEscape(p.pid_text.empty() ? "-" : p.pid_text);
+  if (!p.labels.empty()) pname = p.labels + (p.name.empty() || names.at(p.name) > 1 ? "" : " · " + p.name);
+  if (s.cls.kind == Kind::kSystem) pname = "metrics";
+  return pname;
+}
+
+// A thread's name: its own (with its tid when that is no plain number), else "main" or its tid.
+std::string ThreadName(const Thread& t) {
+  std::string tname = !t.name.empty()        ? t.name
+                      : t.tid_text.empty()   ? std::string("main")
+                                             : "tid " + JsonEscape(t.tid_text);
+  if (!t.name.empty() && !t.tid_text.empty() && !IsPlainId(t.tid_text)) tname += " (tid " + JsonEscape(t.tid_text) + ")";
+  return tname;
+}
+
+// Output processes and threads: the files of one stream (identity.h: smdebug
+// rotates one over many files) join by their original pid; never across runs.
+OutTracks NameTracks(const Job& job, Group group, const ThreadUse& use, TrackPlan* plan) {
+  const size_t n = job.sources.size();
+  OutTracks out;
+  out.of.resize(n);
+  plan->sources.resize(n);
   std::map<std::string, uint32_t> pid_of, thread_of;
-  constexpr uint32_t kNone = UINT32_MAX;
-  std::vector<std::vector<uint32_t>> out_thread(n);  // [source][thread] → out thread
   uint32_t next_pid = 1;
   for (uint32_t si = 0; si < n; si++) {
     const ParsedSource& s = job.sources[si];
-    SourceTracks& st = plan.sources[si];
+    SourceTracks& st = plan->sources[si];
     st.pid.assign(s.procs.size(), 0);
     st.tids.assign(s.threads.size(), {});
     const std::string stream = s.identity.run + '\x1f' + s.identity.stream;
@@ -92,16 +125,14 @@ TrackPlan AssignTracks(Job& job, Group group) {
     const std::string suffix = !moved ? std::string()
                                : s.report.aligned_ns ? " (aligned " + Moved(moved) + ")"
                                                      : " (placed " + Moved(moved) + ")";
-    std::map<std::string, int> names;  // Kineto names every GPU's process after its CPU process
+    std::map<std::string, int> names;
     for (const Proc& p : s.procs) names[p.name]++;
-    out_thread[si].assign(s.threads.size(), kNone);
+    out.of[si].assign(s.threads.size(), kNone);
     for (uint32_t ti = 0; ti < s.threads.size(); ti++) {
-      if (!thread_used[si][ti]) continue;
+      if (!use.used[si][ti]) continue;
       const Thread& t = s.threads[ti];
       const Proc& p = s.procs[t.proc];
-      std::string pname = !p.name.empty() ? p.name : "pid " + JsonEscape(p.pid_text.empty() ? "-" : p.pid_text);
-      if (!p.labels.empty()) pname = p.labels + (p.name.empty() || names[p.name] > 1 ? "" : " · " + p.name);
-      if (s.cls.kind == Kind::kSystem) pname = "metrics";
+      const std::string pname = ProcessName(s, p, names);
       std::string pkey = group == Group::kSource ? stream + '\x1f' + p.pid_text : pname;
       auto [pit, new_pid] = pid_of.try_emplace(pkey, next_pid);
       if (new_pid) {
@@ -111,40 +142,42 @@ TrackPlan AssignTracks(Job& job, Group group) {
           if (!p.name.empty() && !IsPlainId(p.pid_text)) full += " (pid " + JsonEscape(p.pid_text) + ")";
           full += suffix;
         }
-        plan.process_names.push_back({next_pid++, full});
+        plan->process_names.push_back({next_pid++, full});
       }
       st.pid[t.proc] = pit->second;
-      std::string tname = !t.name.empty()        ? t.name
-                          : t.tid_text.empty()   ? std::string("main")
-                                                 : "tid " + JsonEscape(t.tid_text);
-      if (!t.name.empty() && !t.tid_text.empty() && !IsPlainId(t.tid_text))
-        tname += " (tid " + JsonEscape(t.tid_text) + ")";
+      std::string tname = ThreadName(t);
       std::string tkey = pkey + '\x1f' + t.tid_text;
       if (group == Group::kPhase) {
         tname = label + " · " + tname;
         tkey += '\x1f' + stream;
       }
-      auto [tit, new_thread] = thread_of.try_emplace(tkey, static_cast<uint32_t>(out_threads.size()));
-      if (new_thread) out_threads.push_back({pit->second, t.tid_text, tname, 0, 0, 1, {}});
-      out_thread[si][ti] = tit->second;
+      auto [tit, new_thread] = thread_of.try_emplace(tkey, static_cast<uint32_t>(out.threads.size()));
+      if (new_thread) out.threads.push_back({pit->second, t.tid_text, tname, 0, 0, 1, {}});
+      out.of[si][ti] = tit->second;
     }
   }
+  return out;
+}
 
-  // Lanes: X slices of one output thread that overlap without nesting go to lane 1, 2, …
-  // The threads' slices in one list, each thread's together: counted per
-  // source thread (above), then gathered a source at a time. (Their order within
-  // a thread does not matter: AssignLanes orders them by time and canon.)
+// Lanes: X slices of one output thread that overlap without nesting go to lane 1, 2, …
+// The threads' slices in one list, each thread's together: counted per
+// source thread (CountKept), then gathered a source at a time. (Their order within
+// a thread does not matter: AssignLanes orders them by time and canon.)
+void AssignThreadLanes(Job& job, const ThreadUse& use, OutTracks& out) {
+  const size_t n = job.sources.size();
+  std::vector<OutThread>& out_threads = out.threads;
   for (uint32_t si = 0; si < n; si++)
-    for (uint32_t ti = 0; ti < count[si].size(); ti++)
-      if (out_thread[si][ti] != kNone) out_threads[out_thread[si][ti]].slices += count[si][ti];
+    for (uint32_t ti = 0; ti < use.count[si].size(); ti++)
+      if (out.of[si][ti] != kNone) out_threads[out.of[si][ti]].slices += use.count[si][ti];
   size_t total = 0;
   for (OutThread& ot : out_threads) ot.slices_at = total, total += ot.slices;
   std::vector<size_t> fill(out_threads.size());
   for (size_t o = 0; o < out_threads.size(); o++) fill[o] = out_threads[o].slices_at;
+  std::vector<std::vector<uint32_t>> at(n);  // [source][thread]: where its slices go in the list
   for (uint32_t si = 0; si < n; si++) {
-    at[si].assign(count[si].size(), 0);
-    for (uint32_t ti = 0; ti < count[si].size(); ti++)
-      if (out_thread[si][ti] != kNone) at[si][ti] = static_cast<uint32_t>(fill[out_thread[si][ti]]), fill[out_thread[si][ti]] += count[si][ti];
+    at[si].assign(use.count[si].size(), 0);
+    for (uint32_t ti = 0; ti < use.count[si].size(); ti++)
+      if (out.of[si][ti] != kNone) at[si][ti] = static_cast<uint32_t>(fill[out.of[si][ti]]), fill[out.of[si][ti]] += use.count[si][ti];
   }
   // Each slice as source << 40 | index (its canon), uninitialized: fresh pages
   // cost a fault each on first touch, and a second pass of writes to zero them.
@@ -171,24 +204,38 @@ TrackPlan AssignTracks(Job& job, Group group) {
     ot.lanes = AssignLanes(slices, &lanes, &ot.capped);
     for (size_t k = 0; k < ot.slices; k++) job.sources[slices[k].canon >> 40].events[slices[k].canon & kIndex].lane = lanes[k];
   });
-  refs.reset();
+}
 
+// A tid per lane of each output thread (its original for its first lane, when free), and their names.
+void HandOutTids(Group group, OutTracks& out, TrackPlan* plan) {
   std::map<uint32_t, TidAllocator> tids;
-  for (OutThread& ot : out_threads) {
+  for (OutThread& ot : out.threads) {
     if (ot.capped)
-      plan.warnings.push_back({Code::kNote, "", 0,
-                               "thread \"" + ot.name + "\" has more than " + std::to_string(kMaxLanes) +
-                                   " slices overlapping at once; those beyond share its last lane, where a viewer "
-                                   "may stack them wrongly"});
+      plan->warnings.push_back({Code::kNote, "", 0,
+                                "thread \"" + ot.name + "\" has more than " + std::to_string(kMaxLanes) +
+                                    " slices overlapping at once; those beyond share its last lane, where a viewer "
+                                    "may stack them wrongly"});
     for (size_t l = 0; l < ot.lanes; l++) {
       const uint32_t tid = tids[ot.pid].Take(l == 0 && group == Group::kSource ? ot.tid_text : "");
       ot.tids.push_back(tid);
-      plan.thread_names.push_back({ot.pid, tid, l == 0 ? ot.name : ot.name + " #" + std::to_string(l + 1)});
+      plan->thread_names.push_back({ot.pid, tid, l == 0 ? ot.name : ot.name + " #" + std::to_string(l + 1)});
     }
   }
-  for (uint32_t si = 0; si < n; si++)
-    for (uint32_t ti = 0; ti < out_thread[si].size(); ti++)
-      if (out_thread[si][ti] != kNone) plan.sources[si].tids[ti] = out_threads[out_thread[si][ti]].tids;
+  for (uint32_t si = 0; si < out.of.size(); si++)
+    for (uint32_t ti = 0; ti < out.of[si].size(); ti++)
+      if (out.of[si][ti] != kNone) plan->sources[si].tids[ti] = out.threads[out.of[si][ti]].tids;
+}
+
+}  // namespace
+
+// Which threads have kept events → their output processes and threads, named → lanes for
+// their X slices → a tid per lane.
+TrackPlan AssignTracks(Job& job, Group group) {
+  const ThreadUse use = CountKept(job);
+  TrackPlan plan;
+  OutTracks out = NameTracks(job, group, use, &plan);
+  AssignThreadLanes(job, use, out);
+  HandOutTids(group, out, &plan);
   return plan;
 }
 
