@@ -118,66 +118,26 @@ bool WriteWhole(const std::string& path, const std::string& text) {
 }
 
 
-}  // namespace
-
-RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
-  RunResult result;
-  auto done = [&](int exit) {
-    result.exit = exit;
-    return result;
-  };
-  CliStart start = StartCli(argv);
-  if (start.exit >= 0) {
-    io.out(start.out);
-    if (start.args.help)  // (the default --memory-mb, natively: budget.h)
-      io.out("\nmemory budget here: " + std::to_string(MemoryBudget(std::nullopt) >> 20) +
-             " MB (three quarters of this machine's memory)\n");
-    io.err(start.err);
-    return done(start.exit);
-  }
-  const Args& args = start.args;
-  const Options& opt = args.options;
-  const std::vector<std::string>& paths = args.paths;
-
+// The inputs the paths name (folders walked), with their sizes; errors as the CLI says them.
+std::vector<Input> ListInputs(const std::vector<std::string>& paths, const RunIo& io, uint64_t* bytes_total) {
   std::vector<Input> inputs;
   std::vector<std::string> errors;
   for (const std::string& p : paths) Collect(p, &inputs, &errors);
   for (const std::string& e : errors) io.err(CliError(e));
-  if (inputs.empty()) {
-    io.err(CliError("no input files found"));
-    return done(1);
-  }
-
-  ProgressLine line(!args.quiet && io.terminal, io.err);
-  uint64_t bytes_total = 0, bytes_done = 0, files_done = 0;
   for (Input& in : inputs) {
     std::error_code ec;
     const uint64_t size = fs::file_size(in.disk_path, ec);
-    if (!ec) in.size = size, bytes_total += size;
+    if (!ec) in.size = size, *bytes_total += size;
   }
-  Options merge_opt = opt;
-  if (merge_opt.threads == 0) merge_opt.threads = std::max(1u, std::thread::hardware_concurrency());  // (--threads)
-  // The budget (budget.h): given, or from the machine's memory; what waits beyond it, in a temporary file.
-  ShareBudget(MemoryBudget(opt.memory_budget != UINT64_MAX ? std::optional<uint64_t>(opt.memory_budget) : std::nullopt),
-              &merge_opt);
-  merge_opt.store = std::make_shared<FileStore>();
-  if (io.big_input) io.big_input(merge_opt.big_input_bytes);
-  bool stopped = false;  // the caller said stop while files were read: nothing more is read or merged
-  merge_opt.progress = [&](const Progress& p) {
-    if (stopped) return false;  // (the merge then ends CANCELLED at its first progress)
-    if (std::string_view(p.stage) == "write")
-      line.Show("writing: " + std::to_string(p.done) + " of " + std::to_string(p.total) + " events");
-    else if (std::string_view(p.stage) == "plan")
-      line.Show("planning: clocks, the clock check, the window, tracks, order (" + std::to_string(p.done) + " of " +
-                std::to_string(p.total) + ")");
-    return !io.progress || io.progress(p);
-  };
-  Merger merger(merge_opt);
-  // TRACEMERGE_STATS=1: phase times on stderr (for scripts/bench.sh).
-  const bool stats = std::getenv("TRACEMERGE_STATS") != nullptr;
-  const auto t_start = std::chrono::steady_clock::now();
-  auto since = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count(); };
+  return inputs;
+}
+
+// Streams every input into the merger, showing progress, until the caller says stop (*stopped,
+// set at once: the merge's own progress reads it).
+void ReadInputs(Merger& merger, const std::vector<Input>& inputs, uint64_t bytes_total, const RunIo& io,
+                ProgressLine& line, bool* stopped) {
   constexpr size_t kChunk = 1 << 20;
+  uint64_t bytes_done = 0, files_done = 0;
   for (const Input& in : inputs) {
     // POSIX calls, a file's bytes read straight where they are parsed: with
     // a thousand rank traces the reading thread's system calls per file are
@@ -206,15 +166,86 @@ RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
       line.Show("reading: " + std::to_string(files_done) + " of " + std::to_string(inputs.size()) + " files, " +
                 Mb(bytes_done) + " of " + Mb(bytes_total) + " — " + in.name);
       if (io.progress && !io.progress(Progress{"read", bytes_done, bytes_total})) {
-        stopped = true;
+        *stopped = true;
         break;
       }
     }
     ::close(fd);
     merger.EndSource();
     files_done++;
-    if (stopped) break;
+    if (*stopped) return;
   }
+}
+
+// TRACEMERGE_STATS=1: phase times on stderr (for scripts/bench.sh). read+parse ends with the
+// last source parsed (the sources still parsing when the reading ended: the plan's "tail");
+// the plan from there to the first byte.
+void PrintStats(const Report& report, double t_read, double t_first, double t_end) {
+  double tail = 0;
+  std::string stages = "plan-seconds";
+  for (auto& [stage, seconds] : report.plan_seconds) {
+    if (stage == "tail") tail = seconds;
+    stages += " " + stage + " " + std::to_string(seconds).substr(0, 6);
+  }
+  std::fprintf(stderr, "phase-seconds read+parse %.3f plan %.3f write %.3f clock-check %.3f\n%s\npeak-resident-mb %llu\n",
+               t_read + tail, t_first - t_read - tail, t_end - t_first, report.clock_check_seconds, stages.c_str(),
+               static_cast<unsigned long long>(PeakResident() >> 20));
+}
+
+}  // namespace
+
+// Arguments → inputs listed → the merger set up (budget, store, progress) → inputs read →
+// merged and written to the temporary file (on a second thread) → renamed into place →
+// the summary and exit status (FinishCli).
+RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
+  RunResult result;
+  auto done = [&](int exit) {
+    result.exit = exit;
+    return result;
+  };
+  CliStart start = StartCli(argv);
+  if (start.exit >= 0) {
+    io.out(start.out);
+    if (start.args.help)  // (the default --memory-mb, natively: budget.h)
+      io.out("\nmemory budget here: " + std::to_string(MemoryBudget(std::nullopt) >> 20) +
+             " MB (three quarters of this machine's memory)\n");
+    io.err(start.err);
+    return done(start.exit);
+  }
+  const Args& args = start.args;
+  const Options& opt = args.options;
+  const std::vector<std::string>& paths = args.paths;
+
+  uint64_t bytes_total = 0;
+  const std::vector<Input> inputs = ListInputs(paths, io, &bytes_total);
+  if (inputs.empty()) {
+    io.err(CliError("no input files found"));
+    return done(1);
+  }
+
+  ProgressLine line(!args.quiet && io.terminal, io.err);
+  Options merge_opt = opt;
+  if (merge_opt.threads == 0) merge_opt.threads = std::max(1u, std::thread::hardware_concurrency());  // (--threads)
+  // The budget (budget.h): given, or from the machine's memory; what waits beyond it, in a temporary file.
+  ShareBudget(MemoryBudget(opt.memory_budget != UINT64_MAX ? std::optional<uint64_t>(opt.memory_budget) : std::nullopt),
+              &merge_opt);
+  merge_opt.store = std::make_shared<FileStore>();
+  if (io.big_input) io.big_input(merge_opt.big_input_bytes);
+  bool stopped = false;  // the caller said stop while files were read: nothing more is read or merged
+  merge_opt.progress = [&](const Progress& p) {
+    if (stopped) return false;  // (the merge then ends CANCELLED at its first progress)
+    if (std::string_view(p.stage) == "write")
+      line.Show("writing: " + std::to_string(p.done) + " of " + std::to_string(p.total) + " events");
+    else if (std::string_view(p.stage) == "plan")
+      line.Show("planning: clocks, the clock check, the window, tracks, order (" + std::to_string(p.done) + " of " +
+                std::to_string(p.total) + ")");
+    return !io.progress || io.progress(p);
+  };
+  Merger merger(merge_opt);
+  const bool stats = std::getenv("TRACEMERGE_STATS") != nullptr;
+  const auto t_start = std::chrono::steady_clock::now();
+  auto since = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count(); };
+  ReadInputs(merger, inputs, bytes_total, io, line, &stopped);
 
   static std::atomic<uint64_t> runs{0};  // (this process's merges: each its own temporary file)
   const OutputFilePlan plan = PlanOutputFile(args, KindOf(paths[0]) == TargetKind::kDirectory, KindOf(args.output), getpid(), ++runs);
@@ -255,19 +286,7 @@ RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
     writer.Push(std::string(chunk));
   });
   writer.Wait();
-  if (stats) {
-    // read+parse ends with the last source parsed (the sources still parsing
-    // when the reading ended: the plan's "tail"); the plan from there to the first byte.
-    double tail = 0;
-    std::string stages = "plan-seconds";
-    for (auto& [stage, seconds] : report.plan_seconds) {
-      if (stage == "tail") tail = seconds;
-      stages += " " + stage + " " + std::to_string(seconds).substr(0, 6);
-    }
-    std::fprintf(stderr, "phase-seconds read+parse %.3f plan %.3f write %.3f clock-check %.3f\n%s\npeak-resident-mb %llu\n",
-                 t_read + tail, t_first - t_read - tail, since() - t_first, report.clock_check_seconds, stages.c_str(),
-                 static_cast<unsigned long long>(PeakResident() >> 20));
-  }
+  if (stats) PrintStats(report, t_read, t_first, since());
   if (plan.to_stdout) std::fflush(stdout);
   else if (std::fclose(out) != 0) write_failed = true;
   const bool renamed = !plan.to_stdout && !plan.in_place;
