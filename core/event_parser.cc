@@ -132,9 +132,9 @@ std::string_view Unquote(std::string_view t) {
 
 std::string_view IdKey(std::string_view token) { return Unquote(token); }
 
-// One long function on purpose: it runs once per event (1.6 M events in 0.3 s is the target
-// of issue 37), and its field switch and the lambdas it shares state with (the reader, the
-// template being written) are the hot path; split into calls, each event paid for them.
+// One long function on purpose: it runs once per event, and its field switch and the lambdas
+// that share its state (the reader, the template being written) are the hot path — split
+// into calls that pass that state, every event would pay for them (README, Performance).
 bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::string* error, ByteBuffer* out,
                         IdTable* ids, size_t* consumed) {
   if (!out) {
