@@ -105,7 +105,7 @@ class ClockChecker {
         HostClock hc;
         const Identity& id = s.identity;
         hc.run = id.run;
-        hc.host = !id.host.empty() ? id.host : id.rank >= 0 ? "rank " + std::to_string(id.rank) : id.node;
+        hc.host = id.clock_name;  // (identity.cc names the domain with its key)
         hc.host_known = !id.host.empty();
         check_.hosts.push_back(std::move(hc));
       }

@@ -109,8 +109,11 @@ void IdentifySources(Job& job) {
       id.group = id.run + " · " + id.group;
     }
     // One host's sources share its clock; so do one rank's (a process runs on one host).
-    const std::string who = !id.host.empty() ? id.host : id.rank >= 0 ? "\x1frank " + std::to_string(id.rank) : "\x1f" + id.stream;
+    // (The key: a host, else a rank, else a stream — marked apart from any host's name.)
+    const std::string rank = id.rank >= 0 ? "rank " + std::to_string(id.rank) : std::string();
+    const std::string who = !id.host.empty() ? id.host : !rank.empty() ? "\x1f" + rank : "\x1f" + id.stream;
     id.domain = domains.try_emplace({id.run, who}, static_cast<uint32_t>(domains.size())).first->second;
+    id.clock_name = !id.host.empty() ? id.host : !rank.empty() ? rank : id.node;
   }
   job.domains = static_cast<uint32_t>(domains.size());
 }
