@@ -84,7 +84,7 @@ CollectiveMatcher::CollectiveMatcher(const Job& job) : job_(job), has_(job.sourc
   };
   for (uint32_t i = 0; i < n; i++)
     if (counted(i) && collectives(i)) {
-      members[job.sources[i].identity.run + '\x1f' + job.sources[i].identity.stream].push_back(i);
+      members[job.sources[i].identity.StreamKey()].push_back(i);
       has_[i] = true;
     }
   // A stream without step marks of its own covers its host's (a Horovod

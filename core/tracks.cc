@@ -118,7 +118,7 @@ OutTracks NameTracks(const Job& job, Group group, const ThreadUse& use, TrackPla
     SourceTracks& st = plan->sources[si];
     st.pid.assign(s.procs.size(), 0);
     st.tids.assign(s.threads.size(), {});
-    const std::string stream = s.identity.run + '\x1f' + s.identity.stream;
+    const std::string stream = s.identity.StreamKey();
     const std::string label = JsonEscape(s.identity.label);
     // A move by --align or to place a clockless source shows in its names.
     const int64_t moved = s.report.aligned_ns + s.report.placed_ns;

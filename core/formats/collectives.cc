@@ -1,6 +1,7 @@
 #include "formats/collectives.h"
 
 #include <string_view>
+#include <utility>
 
 namespace tracemerge {
 
@@ -28,6 +29,17 @@ std::string_view SymmetricOp(std::string_view name) {
       words.remove_suffix(tail.size());
   for (std::string_view sym : {"allreduce", "allgather", "reducescatter", "barrier"})
     if (words == sym) return sym;
+  return "";
+}
+
+std::string_view XlaCollectiveOp(std::string_view name) {
+  for (auto [prefix, op] : {std::pair{"all-reduce", "allreduce"}, {"all-gather", "allgather"},
+                            {"reduce-scatter", "reducescatter"}}) {
+    const std::string_view p(prefix);
+    if (name.substr(0, p.size()) != p) continue;
+    const std::string_view rest = name.substr(p.size());
+    if (rest.empty() || rest[0] == '.' || rest.substr(0, 5) == "-done") return op;
+  }
   return "";
 }
 

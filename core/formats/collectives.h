@@ -1,5 +1,5 @@
 // Collectives by name, for the formats that record them (kineto.cc,
-// smdebug.cc): which ones every rank leaves at the same instant.
+// smdebug.cc, tf_profiler.cc, xplane.cc): which ones every rank leaves at the same instant.
 //
 // A symmetric collective (all-reduce, all-gather, reduce-scatter, barrier)
 // ends on every rank when the last one has contributed, so its ends line up
@@ -24,5 +24,9 @@ std::string_view SymmetricOp(std::string_view name);
 
 // An NCCL/RCCL kernel on a GPU stream: "ncclDevKernel_…", "ncclKernel_…".
 bool IsNcclKernel(std::string_view name);
+
+// An XLA collective op (xplane.cc, on TPU planes): "all-reduce.3", "all-reduce-start.1" (an
+// async pair's start), "all-gather-done.2" → its collective when symmetric; else "".
+std::string_view XlaCollectiveOp(std::string_view name);
 
 }  // namespace tracemerge

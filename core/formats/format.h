@@ -48,6 +48,9 @@ struct Identity {
   std::string group;           // what the page groups it under: "rank 3 · host-b", the node id ("0-algo-1")
   uint32_t domain = 0;         // its clock domain in the job: one per (run, host); a source of its own when no host is known
   std::string clock_name;      // what the clock check calls that domain: the host, else "rank N", else its node
+
+  // Its stream in the job ("<run>\x1f<stream>"): the files of one stream join (tracks, matching).
+  std::string StreamKey() const { return run + '\x1f' + stream; }
 };
 
 // Times from here on are Unix times (a trace's Unix µs); before, relative ones (chrome.cc, clocks.cc).

@@ -17,6 +17,7 @@
 // "XLA Ops") where a plane has no such kernels (TPU).
 // Host: XSpace.hostnames, else the file's name ("10.0.0.7_6003.xplane.pb").
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -75,7 +76,7 @@ class Reader {
         any = true;
         if (!Plane(r.Message())) return true;
       } else if (r.field() == 4 && r.wire() == kWireBytes && s_.said.host.empty()) {
-        s_.said.host = JsonEscape(r.bytes());
+        s_.said.host = std::string(r.bytes());  // (raw text, as source.h keeps it)
       }
     }
     if (r.failed()) Damaged(r);
@@ -340,11 +341,14 @@ class Reader {
     if (step || group) marks->push_back({step ? *step : *group, index});
   }
 
-  // "/device:GPU:3" → 3; not a device plane → nullopt.
+  // "/device:GPU:3" → 3; not a device plane, or one of an odd name ("/device:\"x:3") → nullopt
+  // (so a device's name, "GPU:3", is plain text: the same raw and JSON-escaped).
   static std::optional<int64_t> DeviceOrdinal(std::string_view plane) {
     if (plane.rfind("/device:", 0) != 0) return std::nullopt;
     const size_t colon = plane.rfind(':');
-    const std::string_view n = plane.substr(colon + 1);
+    const std::string_view kind = plane.substr(8, colon - 8), n = plane.substr(colon + 1);
+    if (kind.empty() || !std::all_of(kind.begin(), kind.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; }))
+      return std::nullopt;
     if (!AllDigits(n) || n.size() > 9) return std::nullopt;
     return ParseScaled(n, 1);
   }
@@ -355,26 +359,13 @@ class Reader {
       op = SymmetricOp(name);
       if (op.empty()) return s_.anchors.push_back({index, AnchorTier::kExchange, false, false, ""});
     } else if (!kernels) {
-      op = XlaCollective(name);
+      op = XlaCollectiveOp(name);
       if (op.empty()) return;
     } else {
       return;
     }
     // By name and place, as every rank runs the same program.
     s_.anchors.push_back({index, AnchorTier::kKernel, false, false, std::string(op) + '\x1f' + std::string(name)});
-  }
-
-  // "all-reduce.3", "all-reduce-start.1" (an async pair's start), "all-gather-done.2" → the
-  // collective, when symmetric; else "".
-  static std::string_view XlaCollective(std::string_view name) {
-    for (auto [prefix, op] : {std::pair{"all-reduce", "allreduce"}, {"all-gather", "allgather"},
-                              {"reduce-scatter", "reducescatter"}}) {
-      const std::string_view p(prefix);
-      if (name.substr(0, p.size()) != p) continue;
-      const std::string_view rest = name.substr(p.size());
-      if (rest.empty() || rest[0] == '.' || rest.substr(0, 5) == "-done") return op;
-    }
-    return "";
   }
 
   ParsedSource& s_;

@@ -186,6 +186,30 @@ TEST(XPlane, TheCorpusFileEveryEventOfEveryPlane) {
   for (const Diagnostic& d : s.warnings) EXPECT_NE(d.code, Code::kBadEvent) << d.message;
 }
 
+// Every text an XSpace carries — plane, device, line, event and stat names, string stats, host
+// names — reaches the output as JSON text: control bytes, quotes, backslashes, bad UTF-8 escaped.
+TEST(XPlane, EveryTextItCarriesIsEscapedInTheOutput) {
+  const std::string odd = std::string("a\x01\"\\\n\x7f\xff", 7) + "z";
+  const std::string stats = StatMeta(1, odd) + StatMeta(2, "s");
+  const std::string gpu = Int(1, 0) + Bytes(2, "/device:" + odd + ":1") +
+                          Bytes(3, Int(1, 7) + Bytes(2, odd) + Bytes(11, odd + "!") + Int(3, 5000) +
+                                       Event(1, 0, 30000000, Bytes(4, Int(1, 1) + Bytes(5, odd)) + Bytes(4, Int(1, 2) + Int(7, 1)))) +
+                          Bytes(4, Int(1, 1) + Bytes(2, Int(1, 1) + Bytes(2, odd) + Bytes(4, odd + "?"))) + stats;
+  const std::string space = Bytes(1, gpu) + Bytes(4, odd);
+  const test::MergeResult r = test::MergeInputs({{"j/plugins/profile/s/h.xplane.pb", space, true}}, Options());
+  ASSERT_FALSE(r.report.fatal) << r.report.fatal->ToString();
+  const std::vector<test::OutEvent> events = test::Events(r);  // (fails on invalid JSON)
+  ASSERT_FALSE(events.empty()) << r.output;
+  const std::string shown = std::string("a\x01\"\\\n\x7f\xef\xbf\xbdz");  // (the bad byte: U+FFFD)
+  std::set<std::string> threads, processes;
+  for (const test::OutEvent& e : events) (e.name == "thread_name" ? threads : processes).insert(e.arg_name);
+  EXPECT_EQ(test::Names(test::NonMeta(r)), std::set<std::string>{shown});
+  EXPECT_TRUE(threads.count(shown + "!")) << r.output;
+  bool host = false;
+  for (const std::string& p : processes) host |= p.rfind(shown + " · ", 0) == 0;
+  EXPECT_TRUE(host) << "the host its hostnames say, escaped once: " << r.output;
+}
+
 TEST(WireReader, NeverReadsPastItsBytes) {
   for (const std::string& bad : {std::string("\x0a\x05" "ab", 4), std::string("\x08\xff\xff", 3), std::string("\x0b", 1),
                                  std::string("\x00\x01", 2), std::string(11, '\xff')}) {
