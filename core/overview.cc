@@ -2,9 +2,9 @@
 // its events over the job's span in bins, its steps, its system metrics.
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 
+#include "formats/format.h"
 #include "numbers.h"
 #include "worker_pool.h"
 #include "stages.h"
@@ -20,19 +20,6 @@ size_t BinOf(int64_t ts, int64_t start, int64_t end, size_t bins) {
                                                  static_cast<double>(bins)));
 }
 
-// A metrics event's value and dimension, from its template
-// ({"name":"<Name>_<Dimension>","ph":"C",…,"args":{"value":V}}).
-bool MetricOf(const ParsedSource& s, const Event& e, std::string* dimension, double* value) {
-  if (s.stored) return false;
-  const std::string_view t = s.arena.view().substr(e.offset, e.length);
-  const size_t name = t.find("\"name\":\""), under = t.find('_', name + 8), quote = t.find('"', name + 8);
-  const size_t v = t.rfind("\"value\":");
-  if (name == std::string_view::npos || v == std::string_view::npos || quote == std::string_view::npos) return false;
-  *dimension = std::string(under < quote ? t.substr(under + 1, quote - under - 1) : t.substr(name + 8, quote - name - 8));
-  *value = std::strtod(std::string(t.substr(v + 8)).c_str(), nullptr);
-  return true;
-}
-
 }  // namespace
 
 std::string OverviewJson(const Job& job, const JobShape& shape, size_t bins) {
@@ -41,6 +28,7 @@ std::string OverviewJson(const Job& job, const JobShape& shape, size_t bins) {
   ForEach(job.sources.size(), job.threads, [&](size_t k) {
     const ParsedSource& s = job.sources[k];
     if (!s.report.included || s.events.empty()) return;
+    const Format& format = FormatOf(s.cls.format);
     std::vector<uint64_t> density(bins, 0);
     std::map<std::string, std::pair<std::vector<double>, std::vector<uint32_t>>> metrics;  // dimension → (sum, n) per bin
     for (const Event& e : s.events) {
@@ -49,7 +37,7 @@ std::string OverviewJson(const Job& job, const JobShape& shape, size_t bins) {
       density[b]++;
       std::string dimension;
       double value = 0;
-      if (s.cls.kind == Kind::kSystem && MetricOf(s, e, &dimension, &value)) {
+      if (format.Sample(s, e, &dimension, &value)) {
         auto& [sum, n] = metrics[dimension];
         if (sum.empty()) sum.assign(bins, 0), n.assign(bins, 0);
         sum[b] += value;

@@ -25,6 +25,7 @@
 namespace tracemerge {
 
 struct ParsedSource;
+struct Event;
 struct EventFields;
 struct TopLevel;
 class EventParser;
@@ -129,6 +130,12 @@ class Format {
   // Once every file is read: its time base and who recorded it.
   virtual TimeBase Clock(const ParsedSource& s, const JobFacts& job) const = 0;
   virtual Identity Identify(const ParsedSource& s, const JobFacts& job) const = 0;
+
+  // A sample the page's overview plots beside the density (system metrics): its event's
+  // dimension ("CPUUtilization") and value; false for an event of no such sample.
+  virtual bool Sample(const ParsedSource&, const Event&, std::string* /*dimension*/, double* /*value*/) const {
+    return false;
+  }
 };
 
 // The format of a source (Classification::format).

@@ -4,6 +4,8 @@
 // with the time in Unix seconds and the host in NodeId (the file name's node
 // when a line has none). A broken last line is normal: the writer appends.
 // Each sample becomes a counter event "<Name>_<Dimension>" on its node's track.
+#include <cstdlib>
+
 #include "event_parser.h"
 #include "formats/format.h"
 #include "numbers.h"
@@ -79,6 +81,19 @@ class SystemMetrics final : public Format {
       e.based = true;
       s.events.push_back(e);
     });
+    return true;
+  }
+
+  // Its value and dimension, from the template ReadLines wrote
+  // ({"name":"<Name>_<Dimension>","ph":"C",…,"args":{"value":V}}).
+  bool Sample(const ParsedSource& s, const Event& e, std::string* dimension, double* value) const override {
+    if (s.stored) return false;
+    const std::string_view t = s.arena.view().substr(e.offset, e.length);
+    const size_t name = t.find("\"name\":\""), under = t.find('_', name + 8), quote = t.find('"', name + 8);
+    const size_t v = t.rfind("\"value\":");
+    if (name == std::string_view::npos || v == std::string_view::npos || quote == std::string_view::npos) return false;
+    *dimension = std::string(under < quote ? t.substr(under + 1, quote - under - 1) : t.substr(name + 8, quote - name - 8));
+    *value = std::strtod(std::string(t.substr(v + 8)).c_str(), nullptr);
     return true;
   }
 
