@@ -6,6 +6,10 @@ namespace tracemerge {
 
 std::string CliError(std::string_view message) { return "tracemerge: " + std::string(message) + "\n"; }
 
+std::string CliSameFile(std::string_view again, std::string_view first) {
+  return CliError("note: " + std::string(again) + " is " + std::string(first) + " again (one file given twice): read once");
+}
+
 CliStart StartCli(const std::vector<std::string>& argv) {
   CliStart s;
   if (Status st = ParseArgs(argv, &s.args); !st.ok()) {

@@ -30,6 +30,10 @@ CliStart StartCli(const std::vector<std::string>& argv);
 
 // "tracemerge: " + message + "\n": how the CLIs say what went wrong.
 std::string CliError(std::string_view message);
+// The same file given again (a folder and a file in it, a link beside its target: one device
+// and inode), read once: "tracemerge: note: <again> is <first> again (one file given twice):
+// read once\n".
+std::string CliSameFile(std::string_view again, std::string_view first);
 
 // The merge's names for a folder's files, "<folder name>/<relative path>"
 // ('/'-separated), in byte order — as the page names a dropped folder's.

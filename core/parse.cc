@@ -194,7 +194,10 @@ void SourceParser::Add(Span sp, const EventFields& f, size_t mark) {
     r.metadata_merged++;
     return;
   }
-  if (ph == 'M' && f.name == "process_labels") s_.procs[proc].labels = std::string(f.arg_labels);  // (and carried)
+  if (ph == 'M' && f.name == "process_labels") {  // (and carried: its template, repaired, counts the repair)
+    bool changed = false, bad = false;
+    s_.procs[proc].labels = WithValidUtf8(WithoutSurrogateEscapes(f.arg_labels, &changed), &bad);
+  }
   const uint32_t thread = ThreadIndex(proc, Unquote(f.tid));
   if (ph == 'M' && f.name == "thread_name") {
     s_.threads[thread].name = name(f.arg_name);

@@ -175,6 +175,7 @@ std::string FinishJson(val argv, bool fatal, const std::string& summary, bool wr
                          static_cast<tmg::TargetKind>(target), static_cast<long>(pid), final_name);
 }
 std::string CliErrorJs(const std::string& message) { return tmg::CliError(message); }
+std::string CliSameFileJs(const std::string& again, const std::string& first) { return tmg::CliSameFile(again, first); }
 
 // The page's rules, from the core: the window preview, offsets' path match, the kinds, the codes.
 std::string WindowPreviewJs(val argv, val steps) { return tmg::WindowPreviewJson(Strings(argv), Strings(steps)); }
@@ -220,6 +221,7 @@ EMSCRIPTEN_BINDINGS(tracemerge) {
   emscripten::function("finalName", &FinalNameJs);
   emscripten::function("finishCli", &FinishJson);
   emscripten::function("cliError", &CliErrorJs);
+  emscripten::function("cliSameFile", &CliSameFileJs);
   emscripten::function("errorCodes", &ErrorCodes);
   emscripten::function("windowPreview", &WindowPreviewJs);
   emscripten::function("pathMatches", &PathMatchesJs);

@@ -120,6 +120,14 @@ async function main(argv) {
   const errors = [];
   for (const p of args.paths) collect(core, p, inputs, errors);
   for (const e of errors) process.stderr.write(core.cliError(e));
+  const seen = new Map();  // device:inode → its first name: a file given twice is read once (core/driver.h)
+  for (let i = 0; i < inputs.length; i++) {
+    const st = fs.statSync(inputs[i].disk, { bigint: true, throwIfNoEntry: false });
+    if (!st) continue;
+    const key = `${st.dev}:${st.ino}`;
+    if (!seen.has(key)) seen.set(key, inputs[i].name);
+    else process.stderr.write(core.cliSameFile(inputs[i].name, seen.get(key))), inputs.splice(i--, 1);
+  }
   if (!inputs.length) {
     process.stderr.write(core.cliError('no input files found'));
     return 1;

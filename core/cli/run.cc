@@ -1,6 +1,5 @@
 #include "run.h"
 
-#include <atomic>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <thread>
@@ -124,12 +124,21 @@ std::vector<Input> ListInputs(const std::vector<std::string>& paths, const RunIo
   std::vector<std::string> errors;
   for (const std::string& p : paths) Collect(p, &inputs, &errors);
   for (const std::string& e : errors) io.err(CliError(e));
+  std::map<std::pair<dev_t, ino_t>, std::string> seen;  // (its first name)
+  std::vector<Input> once;
   for (Input& in : inputs) {
-    std::error_code ec;
-    const uint64_t size = fs::file_size(in.disk_path, ec);
-    if (!ec) in.size = size, *bytes_total += size;
+    struct stat st;
+    if (::stat(in.disk_path.c_str(), &st) == 0) {
+      auto [first, fresh] = seen.try_emplace({st.st_dev, st.st_ino}, in.name);
+      if (!fresh) {
+        io.err(CliSameFile(in.name, first->second));
+        continue;
+      }
+      if (S_ISREG(st.st_mode)) in.size = static_cast<uint64_t>(st.st_size), *bytes_total += *in.size;
+    }
+    once.push_back(std::move(in));
   }
-  return inputs;
+  return once;
 }
 
 // Streams every input into the merger, showing progress, until the caller says stop (*stopped,

@@ -7,11 +7,12 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
+#include "cli/run.h"
 #include "simdjson.h"
 #include "test_util.h"
 
@@ -110,6 +111,34 @@ TEST_F(Cli, AFolderFileIsNamedByItsPlaceInTheFolderEvenAsASymlink) {
     EXPECT_NE(report.find("\"job/sub/b.json\""), std::string::npos) << arg;
     EXPECT_EQ(report.find("target.json"), std::string::npos) << arg << ": named after the link's target";
   }
+}
+
+TEST_F(Cli, AFileGivenTwiceIsReadOnceAndSaidSo) {
+  // The file in the folder given again, and a link to it in the folder: one file, one source.
+  const std::string trace = R"({"traceEvents":[{"ph":"X","name":"a","ts":5,"dur":2,"pid":7,"tid":1}]})";
+  Write("job/a.json", trace);
+  Write("job/b.json", R"({"traceEvents":[{"ph":"X","name":"b","ts":6,"dur":2,"pid":8,"tid":1}]})");
+  fs::create_symlink(dir_ / "job" / "a.json", dir_ / "job" / "z-link.json");
+  const std::string report = (dir_ / "r.json").string();
+  CliRun r = Exec((dir_ / "job").string() + " " + (dir_ / "job" / "a.json").string() + " " + (dir_ / "job").string() +
+                  " --report " + report + " -o " + (dir_ / "m.json").string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("tracemerge: note: job/z-link.json is job/a.json again (one file given twice): read once"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("tracemerge: note: " + (dir_ / "job" / "a.json").string() + " is job/a.json again"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("tracemerge: note: job/b.json is job/b.json again"), std::string::npos) << "the folder again: " << r.err;
+  const std::string out = ReadFile((dir_ / "m.json").string());
+  size_t as = 0;
+  for (size_t at = out.find(R"("name":"a")"); at != std::string::npos; at = out.find(R"("name":"a")", at + 1)) as++;
+  EXPECT_EQ(as, 1u) << "its event once: " << out.substr(0, 600);
+  EXPECT_NE(out.find(R"("name":"b")"), std::string::npos);
+  simdjson::dom::parser p;
+  simdjson::dom::element doc;
+  simdjson::dom::array sources;
+  ASSERT_EQ(p.parse(ReadFile(report)).get(doc), simdjson::SUCCESS);
+  ASSERT_EQ(doc["sources"].get_array().get(sources), simdjson::SUCCESS);
+  EXPECT_EQ(sources.size(), 2u) << "job/a.json and job/b.json";
 }
 
 TEST_F(Cli, DamagedFileIsNamedWithOffsetAndTheRestMerges) {
@@ -233,14 +262,8 @@ TEST_F(Cli, AnOffsetThatNamesNoFileIsAnError) {
   EXPECT_NE(r.out.find(R"("ts":15,"dur":5)"), std::string::npos);
 }
 
-}  // namespace tracemerge::test
-
 // Two, then eight merges in one process (Python threads, the C ABI's tm_run) into one folder
-// never share a temporary file: each output is its own job's, every round (issue 35).
-#include <thread>
-#include "cli/run.h"
-namespace tracemerge::test {
-namespace {
+// never share a temporary file: each output is its own job's, every round.
 TEST_F(Cli, MergesInOneProcessNeverSwapOutputs) {
   const std::vector<std::string> jobs = {Corpus("smdebug/tests/profiler/resources/merge_traces"),
                                          Corpus("real/chrome_catapult/big_trace.json")};
@@ -271,5 +294,5 @@ TEST_F(Cli, MergesInOneProcessNeverSwapOutputs) {
   }
   for (auto& e : fs::directory_iterator(dir_)) EXPECT_NE(e.path().filename().string().rfind(".tracemerge", 0), 0u) << e.path();
 }
-}  // namespace
+
 }  // namespace tracemerge::test

@@ -80,6 +80,25 @@ TEST(FuzzRegression, OutOfRangeMetricValueDropsTheLine) {
 // fuzz_merge: bytes 0xF5–0xFF passed the UTF-8 check of JsonEscape as lead
 // bytes of 3-byte sequences, so a damaged top-level key quoted in a warning
 // (or a file name) made the output invalid UTF-8. They become U+FFFD now.
+// fuzz_merge: Kineto's process_labels ("GPU 1") name a GPU's process; a label cut inside a
+// UTF-8 sequence (or a lone surrogate escape) reached the process's name unrepaired.
+TEST(FuzzRegression, ProcessLabelsThatAreNotUtf8AreRepairedInTheTrackNames) {
+  for (const std::string label : {std::string("GPU \xd1"), std::string("GPU \\ud800")}) {
+    const std::string trace = R"({"schemaVersion":1,"traceEvents":[)"
+                              R"({"ph":"M","name":"process_name","pid":0,"tid":0,"args":{"name":"python3"}},)"
+                              R"({"ph":"M","name":"process_labels","pid":0,"tid":0,"args":{"labels":")" + label + R"("}},)"
+                              R"({"ph":"X","name":"k","ts":1,"dur":1,"pid":0,"tid":7}]})";
+    MergeResult r = MergeInputs({{"h_1.1.pt.trace.json", trace}}, {});
+    ASSERT_FALSE(r.report.fatal);
+    std::string err;
+    const std::vector<OutEvent> events = ParseOutput(r.output, &err);
+    EXPECT_EQ(err, "") << label;
+    bool named = false;
+    for (const OutEvent& e : events) named |= e.name == "process_name" && e.arg_name.find("GPU \xEF\xBF\xBD") != std::string::npos;
+    EXPECT_TRUE(named) << "the label, its bad part U+FFFD: " << r.output.substr(0, 400);
+  }
+}
+
 TEST(FuzzRegression, InvalidUtf8LeadBytesInNamesAndMessagesBecomeReplacementCharacters) {
   const std::string trace = "{\"traceEvents\":[{\"ph\":\"i\",\"ts\":1}],\"k\xfc\x9c\xb0\" ]";
   MergeResult r = MergeInputs({{"dir/\xf8\x88\x80\x80\x80.json", trace}}, {});

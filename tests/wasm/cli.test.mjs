@@ -79,6 +79,29 @@ test('a folder with a symlinked file: both CLIs take it, named where it is, and 
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+test('one file given twice (a folder and a file in it, a link beside its target): read once, said by both CLIs alike', () => {
+  const dir = tmpDir('twice');
+  fs.mkdirSync(path.join(dir, 'job'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'job', 'a.json'), '{"traceEvents":[{"ph":"X","name":"a","ts":5,"dur":2,"pid":7,"tid":1}]}');
+  fs.writeFileSync(path.join(dir, 'job', 'b.json'), '{"traceEvents":[{"ph":"X","name":"b","ts":6,"dur":2,"pid":8,"tid":1}]}');
+  fs.symlinkSync(path.join(dir, 'job', 'a.json'), path.join(dir, 'job', 'z-link.json'));
+  const runs = [NATIVE_CLI, NODE_CLI].map((cli) => {
+    const r = run(cli, [path.join(dir, 'job'), path.join(dir, 'job', 'a.json'), path.join(dir, 'job'), '-o', '-']);
+    assert.equal(r.status, 0, r.stderr);
+    return r;
+  });
+  assert.ok(runs[1].stdout.equals(runs[0].stdout), 'outputs differ');
+  const text = runs[0].stdout.toString();
+  assert.equal(text.match(/"name":"a"/g).length, 1, 'its event once');
+  assert.match(text, /"name":"b"/);
+  const notes = (r) => r.stderr.split('\n').filter((l) => l.startsWith('tracemerge: note:'));
+  assert.deepEqual(notes(runs[1]), notes(runs[0]));
+  assert.ok(notes(runs[0]).includes('tracemerge: note: job/z-link.json is job/a.json again (one file given twice): read once'),
+    runs[0].stderr);
+  assert.equal(notes(runs[0]).length, 5, runs[0].stderr);  // the link twice, the file, the folder's two again
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test('unknown step: exit 1, names the steps, writes nothing', () => {
   const dir = tmpDir('step');
   const r = run(NODE_CLI, [path.join(CORPUS, 'smdebug/tests/profiler/resources/merge_traces'),
