@@ -9,7 +9,12 @@ const isNode = typeof process === 'object' && !!process.versions?.node;
 const CHUNK = 1 << 20;
 const isBlob = (data) => !!data && typeof data.slice === 'function' && typeof data.size === 'number';
 
-// The expected inflated size, so the wasm side allocates once (gzip keeps it in its last 4 bytes).
+/**
+ * The expected inflated size, so the wasm side allocates once (gzip keeps it in its last 4 bytes).
+ * @param {object} core a core from loadCore()
+ * @param {SourceData} data
+ * @returns {Promise<number>} the size in bytes; 0 for an iterator (unknown)
+ */
 export async function sizeHint(core, data) {
   const bytes = data instanceof ArrayBuffer ? new Uint8Array(data) : data;
   if (bytes instanceof Uint8Array) {
@@ -23,8 +28,12 @@ export async function sizeHint(core, data) {
   return 0;  // an iterator: unknown
 }
 
-// Yields Uint8Array chunks of a File/Blob, Uint8Array or ArrayBuffer, or
-// those of an iterator (feed() reads a Node { path } itself).
+/**
+ * Yields Uint8Array chunks (1 MB) of a File/Blob, Uint8Array or ArrayBuffer, or
+ * those of an iterator (feed() reads a Node { path } itself). Other data is a USAGE error.
+ * @param {SourceData} data
+ * @returns {AsyncGenerator<Uint8Array>}
+ */
 export async function* chunksOf(data) {
   if (data instanceof Uint8Array) {
     for (let i = 0; i < data.length; i += CHUNK) yield data.subarray(i, i + CHUNK);
@@ -41,11 +50,15 @@ export async function* chunksOf(data) {
   }
 }
 
-// Where the core puts event templates beyond its heap budget (--memory-mb,
-// default 512): ArrayBuffers outside the wasm heap, so that jobs larger than
-// the 4 GB heap merge (the page's worker and Node alike; Blobs would depend on
-// the browser's Blob storage, which is small in private windows).
-// put/get never throw: a failure is false/null, which the core reports.
+/**
+ * Where the core puts event templates beyond its heap budget (--memory-mb,
+ * default 512): ArrayBuffers outside the wasm heap, so that jobs larger than
+ * the 4 GB heap merge (the page's worker and Node alike; Blobs would depend on
+ * the browser's Blob storage, which is small in private windows).
+ * put/get never throw: a failure is false/null, which the core reports.
+ * @returns {{ put: (key: number, bytes: Uint8Array) => boolean,
+ *   get: (key: number, offset: number, length: number) => Uint8Array | null }}
+ */
 export function createStore() {
   const keys = [];  // key → { at: [piece start…], pieces: [Uint8Array…], size }
   return {
@@ -85,9 +98,15 @@ export function createStore() {
   };
 }
 
-// Streams a source's bytes into a core Merger `m` (or an object with its
-// chunkSize, chunkRoom and appendRoom): each chunk into the room the heap has for it —
-// Node reads files straight there; each(n) after every chunk. 
+/**
+ * Streams a source's bytes into a core Merger `m` (or an object with its
+ * chunkSize, chunkRoom and appendRoom): each chunk into the room the heap has for it —
+ * Node reads files straight there; each(n) after every chunk.
+ * @param {{ chunkSize(max: number): number, chunkRoom(n: number): Uint8Array, appendRoom(n: number): void }} m
+ * @param {SourceData | { path: string }} data
+ * @param {(n: number) => void} [each] gets the bytes of each chunk taken in
+ * @returns {Promise<void>}
+ */
 export async function feed(m, data, each) {
   if (isNode && typeof data?.path === 'string') {
     const fs = await import('node:fs');
@@ -115,12 +134,17 @@ export async function feed(m, data, each) {
   }
 }
 
-// The files of a merge in their order, each small Blob (a File the page was given) read whole
-// ahead of its turn, up to `files` of them and `bytes` at once: a Blob read is a round trip to
-// the browser's file system (about 1 ms here) whoever waits for it, and 20 000 one-event files
-// read one at a time spent most of their merge waiting. Yields { name, data, inFolder } with
-// data the bytes read (bigger Blobs, bytes and paths as they came: fed in chunks in their turn).
-// A file that cannot be read is an IO error naming it, in its turn.
+/**
+ * The files of a merge in their order, each small Blob (a File the page was given) read whole
+ * ahead of its turn, up to `files` of them and `bytes` at once: a Blob read is a round trip to
+ * the browser's file system (about 1 ms here) whoever waits for it, and 20 000 one-event files
+ * read one at a time spent most of their merge waiting. Yields { name, data, inFolder } with
+ * data the bytes read (bigger Blobs, bytes and paths as they came: fed in chunks in their turn).
+ * A file that cannot be read is an IO error naming it, in its turn.
+ * @param {{ name: string, data: SourceData | { path: string }, inFolder?: boolean }[]} list
+ * @param {{ files?: number, bytes?: number }} [ahead] how many files (default 64) and bytes (32 MB) read ahead
+ * @returns {AsyncGenerator<{ name: string, data: SourceData | { path: string }, inFolder?: boolean }>}
+ */
 export async function* readAhead(list, { files = 64, bytes = 32 << 20 } = {}) {
   const ahead = [];  // { file, read: Promise of { data } | { error } }, in order
   let next = 0;
@@ -152,8 +176,12 @@ export async function* readAhead(list, { files = 64, bytes = 32 << 20 } = {}) {
   }
 }
 
-// A Blob's bytes, through its stream: Chromium's arrayBuffer() and slice() of a File wait for
-// the browser on the calling thread (about 0.5 ms each); a stream's reads do not.
+/**
+ * A Blob's bytes, through its stream: Chromium's arrayBuffer() and slice() of a File wait for
+ * the browser on the calling thread (about 0.5 ms each); a stream's reads do not.
+ * @param {Blob} blob
+ * @returns {Promise<Uint8Array>}
+ */
 export async function readWhole(blob) {
   const reader = blob.stream().getReader();
   const parts = [];
@@ -171,19 +199,30 @@ function joinAll(parts) {
   return out;
 }
 
-// Merger.exportSource()'s two views into the heap, copied into one array.
+/**
+ * Merger.exportSource()'s two views into the heap, copied into one array.
+ * @param {[Uint8Array, Uint8Array]} views
+ * @returns {Uint8Array}
+ */
 export function joined([head, tail]) {
   return joinAll([head, tail]);
 }
 
-// Whether the helper can read the data itself: a file path (Node), a Blob, bytes.
+/**
+ * Whether the helper can read the data itself: a file path (Node), a Blob, bytes.
+ * @param {SourceData | { path: string }} data
+ * @returns {boolean}
+ */
 export const helperCanRead = (data) =>
   data instanceof Uint8Array || (isNode && typeof data?.path === 'string') ||
   (typeof Blob !== 'undefined' && data instanceof Blob);
 
-// Lets a finished helper's reply in (or, in the helper, a takeBack): a
-// Worker's message waits for the event loop, which reading a file in Node
-// (synchronous) does not reach.
+/**
+ * Resolves on the event loop's next turn, which lets a finished helper's reply in (or, in the
+ * helper, a takeBack): a Worker's message waits for the event loop, which reading a file in Node
+ * (synchronous) does not reach.
+ * @returns {Promise<void>}
+ */
 export const nextTurn = () => new Promise((resolve) => {
   if (isNode) return setImmediate(resolve);
   const channel = new MessageChannel();  // (setTimeout would wait 4 ms once nested)

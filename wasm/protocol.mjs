@@ -26,6 +26,7 @@
 //   { type: 'helper', req, failed }   that helper failed (its worker's error event)
 import { nextTurn } from './io.mjs';
 
+/** The `type` of each message above, by name. */
 export const MSG = Object.freeze({
   MERGE: 'merge',
   CANCEL: 'cancel',
@@ -38,9 +39,15 @@ export const MSG = Object.freeze({
   ALIVE: 'alive',
 });
 
+/** How often (ms) a worker sends progress, at most. */
 export const PROGRESS_INTERVAL_MS = 100;
 
-// Error objects cross postMessage as plain data.
+/**
+ * An error as the protocol carries it: Error objects cross postMessage as plain data. A missing
+ * code is ABORT.
+ * @param {unknown} e
+ * @returns {{ code: string, message: string, file: string, offset: number, bytesRead: number }}
+ */
 export function errorData(e) {
   return {
     code: e?.code ?? 'ABORT',
@@ -51,12 +58,17 @@ export function errorData(e) {
   };
 }
 
-// A result as pieces of JSON text, and back: its long arrays (a scan's sources and overview
-// lanes: 27 MB of JSON for 20 000 files) in slices, which fromPieces parses a task each — one
-// parse, or unpacking the same as a cloned object, froze the page for 0.2–0.4 s.
-//   toPieces({ a: 1, list: [1, 2, 3] }, 2) → { json: '{"a":1,"list":[]}', slices: [{ path: ['list'], json: '[1,2]' }, { path: ['list'], json: '[3]' }] }
-//   await fromPieces(that) → { a: 1, list: [1, 2, 3] }
 const SLICE = 1000;  // items of a long array a piece
+/**
+ * A result as pieces of JSON text, and back: its long arrays (a scan's sources and overview
+ * lanes: 27 MB of JSON for 20 000 files) in slices, which fromPieces parses a task each — one
+ * parse, or unpacking the same as a cloned object, froze the page for 0.2–0.4 s.
+ *   toPieces({ a: 1, list: [1, 2, 3] }, 2) → { json: '{"a":1,"list":[]}', slices: [{ path: ['list'], json: '[1,2]' }, { path: ['list'], json: '[3]' }] }
+ *   await fromPieces(that) → { a: 1, list: [1, 2, 3] }
+ * @param {unknown} value plain JSON data
+ * @param {number} [slice] items of a long array a slice (arrays longer than it are cut)
+ * @returns {Pieces}
+ */
 export function toPieces(value, slice = SLICE) {
   const slices = [];
   const cut = (v, path) => {
@@ -72,6 +84,11 @@ export function toPieces(value, slice = SLICE) {
   return { json: JSON.stringify(cut(value, [])), slices };
 }
 
+/**
+ * The value toPieces cut, back: its JSON parsed, then each slice's items pushed onto their array, a task each.
+ * @param {Pieces} pieces
+ * @returns {Promise<any>}
+ */
 export async function fromPieces({ json, slices }) {
   const value = JSON.parse(json);
   for (const { path, json: part } of slices) {
@@ -82,11 +99,15 @@ export async function fromPieces({ json, slices }) {
   return value;
 }
 
-// A module Worker on `url` that is bound by its creator's Content-Security-Policy. A worker
-// takes no policy from the page's <meta> — only from its script's HTTP headers, which a plain
-// static host does not send — but one started from a blob: URL inherits its creator's: so it
-// starts from a blob that imports the script (which then loads as 'self' allows), and the
-// helpers it starts are bound the same way.
+/**
+ * A module Worker on `url` that is bound by its creator's Content-Security-Policy. A worker
+ * takes no policy from the page's <meta> — only from its script's HTTP headers, which a plain
+ * static host does not send — but one started from a blob: URL inherits its creator's: so it
+ * starts from a blob that imports the script (which then loads as 'self' allows), and the
+ * helpers it starts are bound the same way.
+ * @param {URL | string} url
+ * @returns {Worker}
+ */
 export function boundWorker(url) {
   if (String(url).startsWith('blob:')) return new Worker(url, { type: 'module' });  // (inherits already)
   const blobUrl = URL.createObjectURL(new Blob([`import ${JSON.stringify(String(url))};`], { type: 'text/javascript' }));

@@ -20,6 +20,10 @@
 import { boundWorker } from './protocol.mjs';
 const isNode = typeof process === 'object' && !!process.versions?.node;
 
+/**
+ * The helpers of one merge, as above: push() gives a helper a source, settle() takes back
+ * those none started and stops each helper once it has answered the rest.
+ */
 export class HelperPool {
   // beforeStop(): called before a helper stops (its heap still counted).
   constructor(helpers, { perHelper = 2, beforeStop = () => {} } = {}) {
@@ -83,12 +87,19 @@ export class HelperPool {
   }
 }
 
-// How many helpers a merge may start: one per core beyond this one, no more
-// than the heap budget holds (each helper's heap grows to about 3× the
-// largest source it parses, HELPER_MAX at most, plus its ~40 MB), and never
-// more than `asked` (a number: --threads N - 1).
+/** The largest source (bytes, inflated) a merger gives a helper; it parses bigger ones itself. */
 export const HELPER_MAX = 64 << 20;  // inflated size of a source a helper takes
+/** The heap (bytes) a helper may grow to: about 3× the largest source it parses, plus its ~40 MB. */
 export const HELPER_HEAP = 3 * HELPER_MAX + (40 << 20);
+/**
+ * How many helpers a merge may start: one per core beyond this one, no more
+ * than the heap budget holds (each helper's heap grows to about 3× the
+ * largest source it parses, HELPER_MAX at most, plus its ~40 MB), and never
+ * more than `asked` (a number: --threads N - 1), nor 63.
+ * @param {number | undefined} asked how many were asked for; undefined: as many as the cores
+ * @param {{ budget?: number }} [opts] the heap budget in bytes of all the helpers (default 1.5 GB)
+ * @returns {number}
+ */
 export function helperCount(asked, { budget = 1536 << 20 } = {}) {
   const cores = isNode
     ? (globalThis.process.getBuiltinModule?.('node:os') ?? null)?.availableParallelism?.() ?? coresFromNavigator()
@@ -102,29 +113,40 @@ function coresFromNavigator() {
   return globalThis.navigator?.hardwareConcurrency ?? 2;
 }
 
-// Starts a helper Worker (worker_threads in Node) running tracemerge-helper.mjs — or takes
-// one that an earlier merge stopped: a helper lives as long as the thread that started it
-// and is reused. Creating and terminating workers between a scan and its merge froze Firefox
-// now and then (a new Worker() that never returned, 4 in 162 merges); stop() only releases it
-// (its queue dropped, its wasm instance too once the heap grew past RELEASE_HEAP, so its
-// memory goes) and, in Node, lets the process end without it.
 const idle = new Map();  // url → helpers stopped, ready for the next merge
 const RELEASE_HEAP = 64 << 20;
-// In a browser a Worker's own new Worker() hung for good now and then in Firefox (3 in 250
-// sample merges, the first helper of a fresh page); one the page starts never did. So the
-// merge worker asks the page (tracemerge-worker.mjs sets this): connect(url) → a Promise of
-// { port, onFail(callback), stop() }, port a MessagePort to a helper the page started,
-// stop() asks the page to end it.
 let connect = null;
+/**
+ * Sets how helpers are started in a browser worker. A Worker's own new Worker() hung for good
+ * now and then in Firefox (3 in 250 sample merges, the first helper of a fresh page); one the
+ * page starts never did. So the merge worker asks the page (tracemerge-worker.mjs sets this):
+ * connect(url) → a Promise of { port, onFail(callback), stop() }, port a MessagePort to a helper
+ * the page started, stop() asks the page to end it (or { port: null, error } when it started none).
+ * @param {(url: URL | string) => Promise<{ port: MessagePort | null, error?: string,
+ *   onFail?: (callback: (why: string) => void) => void, stop?: () => void }>} fn
+ */
 export function helpersFrom(fn) { connect = fn; }
 
-// No silent wait: a helper that owes answers and says nothing for answerMs, plus the time
-// the largest source it owes takes at bytesPerMs (1 MB/s: a twentieth of the slowest parse
-// measured in any engine here), is taken for hung — stopped for good, every source it owes
-// answered { error } (so parsed by its merger instead, which says so: result.helperNotes).
-// (Tests shorten it.)
+/**
+ * No silent wait: a helper that owes answers and says nothing for answerMs, plus the time
+ * the largest source it owes takes at bytesPerMs (1 MB/s: a twentieth of the slowest parse
+ * measured in any engine here), is taken for hung — stopped for good, every source it owes
+ * answered { error } (so parsed by its merger instead, which says so: result.helperNotes).
+ * (Tests shorten it.)
+ */
 export const helperDeadline = { answerMs: 30000, bytesPerMs: 1000 };
 const jobBytes = (job) => Math.max(job.sizeHint ?? 0, job.data?.size ?? job.data?.byteLength ?? 0);
+/**
+ * Starts a helper Worker (worker_threads in Node) running tracemerge-helper.mjs — or takes
+ * one that an earlier merge stopped: a helper lives as long as the thread that started it
+ * and is reused. Creating and terminating workers between a scan and its merge froze Firefox
+ * now and then (a new Worker() that never returned, 4 in 162 merges); stop() only releases it
+ * (its queue dropped, its wasm instance too once the heap grew past RELEASE_HEAP, so its
+ * memory goes) and, in Node, lets the process end without it.
+ * @param {URL | string} [url] the helper module (default: tracemerge-helper.mjs beside this one)
+ * @returns {Promise<{ heap: number, parse(job: object): Promise<object>, takeBack(): Promise<number | null>,
+ *   stop(): void, take(): void }>} the helper, as HelperPool takes it
+ */
 export async function startHelper(url = new URL('./tracemerge-helper.mjs', import.meta.url)) {
   const key = String(url);
   const reused = idle.get(key)?.pop();

@@ -9,6 +9,10 @@ import { MSG, boundWorker, fromPieces } from './protocol.mjs';
 
 const isNode = typeof process === 'object' && !!process.versions?.node;
 
+/**
+ * Merges in a worker (tracemerge-worker.mjs), one at a time, with progress and cancel; a
+ * worker that crashes, hangs or cannot stop is replaced by a fresh one.
+ */
 export class MergeClient {
   // createWorker() → a Worker (browser) or worker_threads Worker (Node).
   // cancelAnswerMs: how long a worker cancelled while reading has to say it stopped (its

@@ -19,7 +19,12 @@ export { TraceMergeError };
 
 let corePromise = null;
 
-// Loads (once) the Emscripten module. `factory` overrides it (tests use a small-heap build).
+/**
+ * Loads (once) the Emscripten module: later calls share it, until releaseCore() or a failed load.
+ * `factory` overrides it, loading an instance of its own each call (tests use a small-heap build).
+ * @param {Function} [factory] an Emscripten module factory
+ * @returns {Promise<object>} the core
+ */
 export async function loadCore(factory) {
   if (!factory && corePromise) return corePromise;
   const load = async () => {
@@ -55,7 +60,11 @@ export async function loadCore(factory) {
 function resetCore() { corePromise = null; }
 export { resetCore as releaseCore };
 
-// { start, end, unit, only, group, offsets, align, gzip, maxFileMb, maxStringMb, scan, memoryMb } → the CLI's flags.
+/**
+ * { start, end, unit, only, group, offsets, align, gzip, maxFileMb, maxStringMb, scan, memoryMb } → the CLI's flags.
+ * @param {MergeOptions} [o]
+ * @returns {string[]}
+ */
 export function optionsToArgs(o = {}) {
   const args = [];
   if (o.start !== undefined && o.start !== null && o.start !== '') args.push('--start', String(o.start));
@@ -74,15 +83,21 @@ export function optionsToArgs(o = {}) {
   return args;
 }
 
-// A merger fed source by source. Call delete() when done (or let merge() do it).
-// onProgress(stage, done, total): 'parse' (bytes of the source that is ending), 'plan' (stages
-// between the last source parsed and the first byte written, done of total) and
-// 'write' (events); return false to cancel. helper: parse sources in helper
-// instances too (Workers; Node or a module-worker context: scheduler.mjs) —
-// true: one per core beyond this one, within a heap budget; a number: that
-// many; a URL: one of that module (tests). They read the data themselves —
-// { path } of a file (Node), a Blob or bytes; a source one fails on is parsed
-// here. Call `await settle()` before merge().
+/**
+ * A merger fed source by source. Call delete() when done (or let merge() do it).
+ * onProgress(stage, done, total): 'parse' (bytes of the source that is ending), 'plan' (stages
+ * between the last source parsed and the first byte written, done of total) and
+ * 'write' (events); return false to cancel. helper: parse sources in helper
+ * instances too (Workers; Node or a module-worker context: scheduler.mjs) —
+ * true: one per core beyond this one, within a heap budget; a number: that
+ * many; a URL: one of that module (tests). They read the data themselves —
+ * { path } of a file (Node), a Blob or bytes; a source one fails on is parsed
+ * here. Call `await settle()` before merge(). Options the core rejects are a USAGE error.
+ * @param {MergeOptions | string[]} [options] the options, or the CLI's flags
+ * @param {{ core?: object, onProgress?: (stage: 'parse' | 'plan' | 'write', done: number, total: number) => boolean | void,
+ *   helper?: boolean | number | URL }} [opts] core: a core from loadCore() (default: the shared one)
+ * @returns {Promise<Merger>}
+ */
 export async function createMerger(options = {}, { core, onProgress, helper: withHelper = false } = {}) {
   core ??= await loadCore();
   const args = Array.isArray(options) ? options : optionsToArgs(options);
@@ -258,15 +273,26 @@ function wrapAbort(core, e, bytesRead, file = '') {
   });
 }
 
-// Names a File the way a dropped folder names it.
+/**
+ * Names a File the way a dropped folder names it: its path in the folder, else its path or name.
+ * @param {File} file
+ * @returns {string}
+ */
 export function sourceName(file) {
   return file.webkitRelativePath || file.path || file.name;
 }
 
-// One call: files = File[] | { name, data, inFolder }[] (a File is in a folder when it has a
-// webkitRelativePath). Resolves { blob | chunks, report, result }.
-// With onChunk(Uint8Array), the output goes there as it is written and is not kept.
-// helper: as createMerger's (a second instance parses every other source).
+/**
+ * A merge in one call: files = File[] | { name, data, inFolder }[] (a File is in a folder when it has a
+ * webkitRelativePath). Resolves { blob | chunks, report, result }; a fatal result, or a cancel through
+ * signal, rejects with a TraceMergeError. With onChunk(Uint8Array), the output goes there as it is
+ * written and is not kept. helper: as createMerger's.
+ * @param {Iterable<FileLike>} files
+ * @param {MergeOptions} [options]
+ * @param {{ onProgress?: (p: Progress) => void, signal?: AbortSignal, core?: object, output?: 'blob' | 'chunks',
+ *   onChunk?: (bytes: Uint8Array) => void, helper?: boolean | number | URL }} [opts]
+ * @returns {Promise<{ blob?: Blob, chunks?: Uint8Array[], report: Report, result: MergeResult, eventsTotal: number }>}
+ */
 export async function mergeFiles(files, options = {}, { onProgress, signal, core, output = 'blob', onChunk, helper } = {}) {
   const list = [...files].map((f) => ('data' in f && 'name' in f && !(f instanceof Blob) ? f
     : { name: sourceName(f), data: f, inFolder: !!f.webkitRelativePath }));
@@ -313,52 +339,99 @@ export async function mergeFiles(files, options = {}, { onProgress, signal, core
   }
 }
 
-// Describes a job without merging it: time span, steps, sources with their kinds, warnings.
+/**
+ * Describes a job without merging it: time span, steps, sources with their kinds, warnings.
+ * @param {Iterable<FileLike>} files
+ * @param {MergeOptions} [options]
+ * @param {object} [opts] as mergeFiles' (output aside)
+ * @returns {Promise<MergeResult>} its report has job (and overview)
+ */
 export async function scanFiles(files, options = {}, opts = {}) {
   const { result } = await mergeFiles(files, { ...options, scan: true }, { ...opts, output: 'chunks' });
   return result;
 }
 
-// What a file is (kind, node, or why it is skipped), from its first bytes only: those of a
-// Blob, or bytes (a file's first ones, up to 64 KB, as the page has read them).
+/**
+ * What a file is (kind, node, or why it is skipped), from its first bytes only: those of a
+ * Blob, or bytes (a file's first ones, up to 64 KB, as the page has read them).
+ * @param {string} name its path
+ * @param {Blob | Uint8Array} data
+ * @param {{ core?: object }} [opts]
+ * @returns {Promise<{ kind: Kind, node: string, reason: string, quiet: boolean }>}
+ */
 export async function classifyFile(name, data, { core } = {}) {
   core ??= await loadCore();
   const head = data instanceof Uint8Array ? data.subarray(0, 65536) : new Uint8Array(await data.slice(0, 65536).arrayBuffer());
   return JSON.parse(core.classify(name, head));
 }
 
-// The page's rules, asked of the core so that the page and the CLI cannot
-// disagree (a core from loadCore()):
-//   previewWindow(core, { unit: 'step', start: '2', end: '4' }, report.job.steps)
-//     → { error: null, fatal: null, bounded: true, start_us: …, end_us: …, start_step: 2, end_step: 4 }
-//     (error: the option is not understood; fatal: e.g. UNKNOWN_STEP naming the steps there are)
-//   pathMatches(core, 'job/rank-1.json', 'rank-1.json') → true (how --offset PATH picks sources)
-//   kindTable(core) → [{ key: 'pythontimeline', only: 'pythontimeline.json', label: 'pythontimeline' }, …]
-//   offsetUs(core, '-1500') → '-1500'; offsetUs(core, '1.5') → null (an --offset's US: whole µs)
+/**
+ * The window as the merge will resolve it, for the job's steps. This and pathMatches, offsetUs and
+ * kindTable are the page's rules, asked of the core so that the page and the CLI cannot disagree:
+ *   previewWindow(core, { unit: 'step', start: '2', end: '4' }, report.job.steps)
+ *     → { error: null, fatal: null, bounded: true, start_us: …, end_us: …, start_step: 2, end_step: 4 }
+ *     (error: the option is not understood; fatal: e.g. UNKNOWN_STEP naming the steps there are)
+ * @param {object} core a core from loadCore()
+ * @param {{ unit?: 'time' | 'step', start?: string | number, end?: string | number }} [window]
+ * @param {[number, number][]} [steps] the job's steps: [number, first µs] (report.job.steps)
+ * @returns {{ error: string | null, fatal: { code: ErrorCode, message: string } | null, bounded?: boolean,
+ *   start_us?: number, end_us?: number, start_step?: number, end_step?: number, empty?: boolean }}
+ */
 export function previewWindow(core, { unit, start, end } = {}, steps = []) {
   const flat = [];
   for (const [step, ts] of steps) flat.push(String(step), String(ts));
   return JSON.parse(core.windowPreview(optionsToArgs({ unit, start, end }), flat));
 }
 
+/**
+ * Whether an --offset's PATH picks the source at `path` (exact path, folder prefix or file name):
+ *   pathMatches(core, 'job/rank-1.json', 'rank-1.json') → true
+ * @param {object} core a core from loadCore()
+ * @param {string} path a source's path
+ * @param {string} pattern the PATH of --offset PATH=US
+ * @returns {boolean}
+ */
 export function pathMatches(core, path, pattern) {
   return core.pathMatches(path, pattern);
 }
 
+/**
+ * An offset's µs as the core reads --offset PATH=US (whole µs, as text), or null:
+ *   offsetUs(core, '-1500') → '-1500'; offsetUs(core, '1.5') → null
+ * @param {object} core a core from loadCore()
+ * @param {string} text
+ * @returns {string | null}
+ */
 export function offsetUs(core, text) {
   return core.offsetUs(text);
 }
 
+/**
+ * The kinds of file the suffix filter (MergeOptions.only) knows:
+ *   kindTable(core) → [{ key: 'pythontimeline', only: 'pythontimeline.json', label: 'pythontimeline' }, …]
+ * @param {object} core a core from loadCore()
+ * @returns {{ key: string, only: string, label: string }[]}
+ */
 export function kindTable(core) {
   return JSON.parse(core.kindTable());
 }
 
-// Every error code, its severity and what its offset means (core/status.h):
-//   codeTable(core) → [{ code: 'TRUNCATED', severity: 'warning', offset: 'byte' }, …]
+/**
+ * Every error code, its severity and what its offset means (core/status.h):
+ *   codeTable(core) → [{ code: 'TRUNCATED', severity: 'warning', offset: 'byte' }, …]
+ * @param {object} core a core from loadCore()
+ * @returns {{ code: ErrorCode, severity: 'error' | 'warning' | 'note', offset: 'byte' | 'byte_when_set' | 'nothing' }[]}
+ */
 export function codeTable(core) {
   return JSON.parse(core.codeTable());
 }
 
+/**
+ * The CLI's flags as the core reads them: { error (a usage error, else null), help, version, quiet, output,
+ * report, gzip, scan, threads, paths, usage, … }.
+ * @param {string[]} argv the arguments after the program's name ([merge] [options] PATH...)
+ * @returns {Promise<Record<string, unknown>>}
+ */
 export async function parseArgs(argv) {
   const core = await loadCore();
   return JSON.parse(core.parseArgs(argv));
