@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "merger.h"
+
 namespace tracemerge {
 
 std::string CliError(std::string_view message) { return "tracemerge: " + std::string(message) + "\n"; }
@@ -39,8 +41,13 @@ std::vector<FolderFile> NameFolderFiles(std::string_view root, std::vector<std::
     std::string name = std::string(label) + "/" + r;
     files.push_back({std::move(r), std::move(name)});
   }
-  std::sort(files.begin(), files.end(), [](const FolderFile& a, const FolderFile& b) { return a.name < b.name; });
-  return files;
+  std::vector<std::string> names;
+  names.reserve(files.size());
+  for (const FolderFile& f : files) names.push_back(f.name);
+  std::vector<FolderFile> ordered;
+  ordered.reserve(files.size());
+  for (uint32_t i : FileOrder(names)) ordered.push_back(std::move(files[i]));
+  return ordered;
 }
 
 std::string NameFile(std::string_view arg) {

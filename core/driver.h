@@ -36,7 +36,7 @@ std::string CliError(std::string_view message);
 std::string CliSameFile(std::string_view again, std::string_view first);
 
 // The merge's names for a folder's files, "<folder name>/<relative path>"
-// ('/'-separated), in byte order — as the page names a dropped folder's.
+// ('/'-separated), in the core's order (FileOrder) — as the page names a dropped folder's.
 // root: the folder as given (its name is that of its canonical path).
 struct FolderFile {
   std::string relative;  // as found under the folder ('/'-separated)

@@ -56,16 +56,24 @@ uint64_t GzipSizeHint(std::string_view head, std::string_view tail4, uint64_t fi
   return std::max(file_size, std::min(isize, file_size * kMaxDeflateRatio));
 }
 
+std::vector<uint32_t> FileOrder(const std::vector<std::string>& names) {
+  std::vector<uint32_t> order(names.size());
+  for (uint32_t i = 0; i < order.size(); i++) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return names[a] < names[b]; });
+  return order;
+}
+
 Job JoinSources(std::deque<ParsedSource> parsed, int threads) {
-  std::vector<uint32_t> by_path(parsed.size());
-  for (uint32_t i = 0; i < by_path.size(); i++) by_path[i] = i;
-  std::stable_sort(by_path.begin(), by_path.end(), [&](uint32_t a, uint32_t b) {
-    return parsed[a].path != parsed[b].path ? parsed[a].path < parsed[b].path : parsed[a].arrival < parsed[b].arrival;
-  });
+  std::vector<uint32_t> arrived(parsed.size());  // (ties in the order the sources arrived)
+  for (uint32_t i = 0; i < arrived.size(); i++) arrived[i] = i;
+  std::stable_sort(arrived.begin(), arrived.end(), [&](uint32_t a, uint32_t b) { return parsed[a].arrival < parsed[b].arrival; });
+  std::vector<std::string> paths;
+  paths.reserve(parsed.size());
+  for (uint32_t i : arrived) paths.push_back(parsed[i].path);
   Job job;
   job.threads = threads;
   job.sources.reserve(parsed.size());
-  for (uint32_t i : by_path) job.sources.push_back(std::move(parsed[i]));
+  for (uint32_t i : FileOrder(paths)) job.sources.push_back(std::move(parsed[arrived[i]]));
   return job;
 }
 

@@ -241,6 +241,11 @@ struct Report {
 //   more than deflate can inflate file_size bytes to (1032×: a forged or cut file's tail says anything)
 uint64_t GzipSizeHint(std::string_view head, std::string_view tail4, uint64_t file_size);
 
+// The order of a merge's sources, whoever lists them (the merge itself, the CLIs' folders,
+// the page's file table): by name, byte for byte (UTF-8: by code point), ties as given.
+//   FileOrder({"job/b.json", "job/a/x.json"}) → {1, 0}
+std::vector<uint32_t> FileOrder(const std::vector<std::string>& names);
+
 class Merger {
  public:
   explicit Merger(Options options);

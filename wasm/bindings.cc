@@ -162,6 +162,11 @@ std::string NameFolderJson(const std::string& root, val relative) {
   return tmg::NameFolderJson(root, Strings(relative));
 }
 std::string NameFileJs(const std::string& arg) { return tmg::NameFile(arg); }
+std::string FileOrderJson(val names) {
+  std::string s = "[";
+  for (uint32_t i : tmg::FileOrder(Strings(names))) s += (s.size() > 1 ? "," : "") + std::to_string(i);
+  return s + "]";
+}
 std::string PlanOutputJson(val argv, bool first_is_dir, int target, double pid) {
   return tmg::PlanOutputJson(Strings(argv), first_is_dir, static_cast<tmg::TargetKind>(target), static_cast<long>(pid));
 }
@@ -217,6 +222,7 @@ EMSCRIPTEN_BINDINGS(tracemerge) {
   emscripten::function("cliStart", &CliStartJson);
   emscripten::function("nameFolder", &NameFolderJson);
   emscripten::function("nameFile", &NameFileJs);
+  emscripten::function("fileOrder", &FileOrderJson);
   emscripten::function("planOutput", &PlanOutputJson);
   emscripten::function("finalName", &FinalNameJs);
   emscripten::function("finishCli", &FinishJson);

@@ -417,6 +417,18 @@ export function kindTable(core) {
 }
 
 /**
+ * The order a merge reads its files in (core/driver.h FileOrder): by name, byte for byte, ties
+ * as given — the CLIs order a folder's files so, and the page the files it is given:
+ *   fileOrder(core, ['job/b.json', 'job/a/x.json']) → [1, 0]
+ * @param {object} core a core from loadCore()
+ * @param {string[]} names
+ * @returns {number[]} the indices of `names`, in that order
+ */
+export function fileOrder(core, names) {
+  return JSON.parse(core.fileOrder(names));
+}
+
+/**
  * Every error code, its severity and what its offset means (core/status.h):
  *   codeTable(core) → [{ code: 'TRUNCATED', severity: 'warning', offset: 'byte' }, …]
  * @param {object} core a core from loadCore()

@@ -94,11 +94,11 @@ function updateResultButtons() {
 // and the merge take them from here. Read again by each, a file costs the browser about 0.5 ms:
 // 10 s for 20 000 files, twice.
 const KEEP_BYTES = 64 << 20;
-const byName = (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 // then: what follows once the files are classified: 'scan' the job, 'scan-merge' (scan,
 // then merge: the sample and the notebook), or 'none'.
 async function load(list, { then = 'scan' } = {}) {
+  await ready;  // (the core orders the files)
   if (state.merging) return;
   const gen = ++state.generation;
   stopScan();
@@ -108,7 +108,8 @@ async function load(list, { then = 'scan' } = {}) {
   jobView.clear();
   state.filesOpen = false;
   // (size: read with the kind — a picked File's size costs the page a round trip to the browser)
-  state.entries = list.filter((f) => f.file).sort(byName).map((f) => ({
+  const given = list.filter((f) => f.file);
+  state.entries = rules.order(given.map((f) => f.name)).map((i) => given[i]).map((f) => ({
     name: f.name, file: f.file, bytes: null, inFolder: !!f.inFolder, size: null, kind: '', node: '', reason: '',
     include: true, offset: '', source: null, scanning: true,
   }));

@@ -57,7 +57,9 @@ def find_page(page=None):
 def _collect(path_or_files):
     """[(name, bytes, in_folder)] named like the CLI and the page: a folder "job" gives
     "job/<rel>" (found in a folder: its run is that folder), a file its own name. Accepts a
-    path, an iterable of paths, or a dict {name: bytes}."""
+    path, an iterable of paths, or a dict {name: bytes}. As in the CLIs, a folder's regular
+    files are taken (a link to a file as that file; not a link to a folder, a pipe or a
+    broken link); the page reads them in the core's order (rules.order), whatever this one."""
     if isinstance(path_or_files, dict):
         return [(str(k), bytes(v), False) for k, v in path_or_files.items()]
     if isinstance(path_or_files, (str, os.PathLike)):
@@ -71,6 +73,8 @@ def _collect(path_or_files):
                 dirs.sort()
                 for f in sorted(files):
                     full = pathlib.Path(root) / f
+                    if not full.is_file():
+                        continue
                     rel = full.relative_to(p).as_posix()
                     out.append((f"{label}/{rel}", full.read_bytes(), True))
         elif p.is_file():
