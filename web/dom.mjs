@@ -5,6 +5,10 @@ const $ = (id) => {
   if (!node) throw new Error(`the page has no #${id}`);
   return node;
 };
+/**
+ * The page's elements by id, camel-cased: el.mergeReason is #merge-reason (a missing id throws at load).
+ * @type {Record<string, HTMLElement>}
+ */
 export const el = Object.fromEntries([
   'drop-overlay', 'choose-folder', 'choose-files', 'sample', 'folder-input', 'file-input', 'job', 'job-summary',
   'clear', 'kinds', 'files', 'all-files', 'unit', 'start', 'end', 'align', 'start-hint', 'end-hint', 'unit-hint', 'group',

@@ -7,12 +7,24 @@
 // Also: initDrop (drops anywhere on the page), readHead (a file's first bytes) and readPreload
 // (the notebook helper's files).
 
+/**
+ * The files of a folder or file input, named as the CLI names them:
+ *   fromInput(input) → [{ name, file, inFolder }]
+ * @param {HTMLInputElement} input a file input (webkitdirectory or not)
+ * @returns {{ name: string, file: File, inFolder: boolean }[]}
+ */
 export function fromInput(input) {
   return [...input.files].map((file) => ({ name: file.webkitRelativePath || file.name, file, inFolder: !!file.webkitRelativePath }));
 }
 
-// The DataTransfer is only readable during the drop event: take the entries (or the plain
-// files, for a DataTransfer that has no file system behind it) before the first await.
+/**
+ * The files of a drop, a dropped folder walked recursively:
+ *   await fromDrop(dataTransfer) → [{ name, file, inFolder }]
+ * The DataTransfer is only readable during the drop event: take the entries (or the plain
+ * files, for a DataTransfer that has no file system behind it) before the first await.
+ * @param {DataTransfer} dataTransfer the drop event's
+ * @returns {Promise<{ name: string, file: File, inFolder: boolean }[]>}
+ */
 export function fromDrop(dataTransfer) {
   const items = [...(dataTransfer.items ?? [])].filter((i) => i.kind === 'file');
   const roots = [];
@@ -46,10 +58,15 @@ async function walk(entry, out, inFolder) {
   }
 }
 
-// The first `max` bytes of a file (its kind is read from them) and whether that is all of it:
-//   await readHead(file) → { head: Uint8Array, whole: true }
-// Through its stream: Chromium's slice() and arrayBuffer() of a picked File wait for the
-// browser on the page's thread (about 0.5 ms each: 10 s for 20 000 files); a stream does not.
+/**
+ * The first `max` bytes of a file (its kind is read from them) and whether that is all of it:
+ *   await readHead(file) → { head: Uint8Array, whole: true }
+ * Through its stream: Chromium's slice() and arrayBuffer() of a picked File wait for the
+ * browser on the page's thread (about 0.5 ms each: 10 s for 20 000 files); a stream does not.
+ * @param {Blob} file
+ * @param {number} [max] how many bytes at most (default 64 KB)
+ * @returns {Promise<{ head: Uint8Array, whole: boolean }>}
+ */
 export async function readHead(file, max = 65536) {
   const reader = file.stream().getReader();
   const parts = [];
@@ -77,8 +94,14 @@ function joinParts(parts, n) {
   return out;
 }
 
-// Files dropped anywhere on the page: an overlay while something is dragged over it, and
-// onFiles(list) for what was dropped. busy() → true refuses drops (a merge is running).
+/**
+ * Files dropped anywhere on the page: an overlay while something is dragged over it, and
+ * onFiles(list) for what was dropped. busy() → true refuses drops (a merge is running).
+ * @param {HTMLElement} overlay shown while files are dragged over the page
+ * @param {{ busy: () => boolean, onFiles: (list: { name: string, file: File, inFolder: boolean }[]) => void,
+ *   onError: (e: unknown) => void }} handlers onError: reading the drop failed
+ * @returns {void}
+ */
 export function initDrop(overlay, { busy, onFiles, onError }) {
   let depth = 0;
   const hasFiles = (e) => [...(e.dataTransfer?.types ?? [])].includes('Files');
@@ -106,9 +129,12 @@ export function initDrop(overlay, { busy, onFiles, onError }) {
   });
 }
 
-// The notebook helper's files and options (web/notebook/tracemerge_notebook.py puts them in
-// a JSON <script id="tm-preload">), or null on a page without them.
-//   → { files: [{ name, file }], options: { start, end, unit, … }, merge: true|false }
+/**
+ * The notebook helper's files and options (web/notebook/tracemerge_notebook.py puts them in
+ * a JSON <script id="tm-preload">), or null on a page without them.
+ *   → { files: [{ name, file }], options: { start, end, unit, … }, merge: true|false }
+ * @returns {{ files: { name: string, file: File, inFolder: boolean }[], options: object, merge: boolean } | null}
+ */
 export function readPreload() {
   const node = document.getElementById('tm-preload');
   if (!node) return null;
@@ -127,7 +153,12 @@ export function readPreload() {
   };
 }
 
-// Offers a Blob as a download named `name`.
+/**
+ * Offers a Blob as a download named `name`.
+ * @param {Blob} blob
+ * @param {string} name the file name the browser suggests
+ * @returns {void}
+ */
 export function saveBlob(blob, name) {
   const url = URL.createObjectURL(blob);
   const a = document.createElement('a');

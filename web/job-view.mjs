@@ -14,6 +14,17 @@ import { h } from './table.mjs';
 const NATURAL = new Intl.Collator('en', { numeric: true });  // host2 before host10
 const SKEW_LINES = 6;  // clock lines shown before the rest fold
 
+/**
+ * The overview card on the page's elements (see the top of this file): onPick and onClear as the
+ * overview's, onAlignClocks() from the clock check's button; lanes() says, at each redraw, which
+ * sources are drawn, how far each is moved and what its kind is called.
+ * @param {Record<string, HTMLElement>} el the page's elements (dom.mjs)
+ * @param {{ onPick: (w: { unit: 'time', start: string, end: string } | { step: number }) => void, onClear: () => void,
+ *   onAlignClocks: () => void, lanes: () => { visible?: (path: string) => boolean, shift?: (path: string) => number,
+ *   kindLabel?: (kind: string) => string | undefined } }} handlers
+ * @returns {{ show(scanReport: Report): void, clear(): void, refresh(): void, setWindow(preview: object | null, step: number | null): void,
+ *   setMerged(mergeReport: Report | null, eventsWritten?: number): void, overview: ReturnType<typeof createOverview> }}
+ */
 export function createJobView(el, { onPick, onClear, onAlignClocks, lanes }) {
   let report = null;
   let model = null;

@@ -6,7 +6,9 @@
 //   const g = layout(model, widthCss);  paint(ctx, g, model, { view, window, merged, selection, colors })
 import { timeTicks } from './overview-model.mjs';
 
+/** The time axis' height, in CSS pixels (the step row is below it). @type {number} */
 export const AXIS_H = 18;
+/** The step row's height, in CSS pixels (the lanes start below it). @type {number} */
 export const STEP_H = 22;
 const HEADER_H = 17;
 const LANE_H = 18;
@@ -14,7 +16,14 @@ const MIN_LANE_H = 1;
 const MAX_H = 520;        // beyond this the lanes get thinner, the canvas no taller
 const MAX_HEADERS = 24;   // more groups than this: no header rows, the group in each lane's name
 
-// Where everything goes, in CSS pixels.
+/**
+ * Where everything goes, in CSS pixels.
+ * @param {import('./overview-model.mjs').OverviewModel} model
+ * @param {number} width the canvas' width in CSS pixels
+ * @returns {{ width: number, height: number, gutter: number, x0: number, x1: number, top: number, lanesY: number,
+ *   lanesEnd: number, rows: { type: 'header' | 'lane', y: number, h: number, group: object, lane?: object, rowH?: number,
+ *   named?: boolean }[], laneH: number }} x0..x1: the time axis' extent; rows: the header and lane rows, top to bottom
+ */
 export function layout(model, width) {
   const gutter = Math.min(210, Math.max(90, Math.round(width * 0.3)));
   const headers = model.groups.length <= MAX_HEADERS;
@@ -42,7 +51,14 @@ export function layout(model, width) {
 
 const unitOf = (us) => (us < 1e3 ? [1, 'µs'] : us < 1e6 ? [1e3, 'ms'] : us < 60e6 ? [1e6, 's'] : us < 3600e6 ? [60e6, 'min'] : us < 86400e6 ? [3600e6, 'h'] : [86400e6, 'd']);
 
-// "+1.4 s": a tick's time from the job's start, as many decimals as the tick step needs.
+/**
+ * "+1.4 s": a tick's time from the job's start, as many decimals as the tick step needs.
+ * @param {number} t the tick's time, µs
+ * @param {number} origin the job's start, µs
+ * @param {number} step the tick step, µs
+ * @param {number} far the farthest time from origin in view, µs (picks the unit)
+ * @returns {string}
+ */
 export function tickLabel(t, origin, step, far) {
   const [size, unit] = unitOf(Math.max(far, step));
   const decimals = Math.max(0, Math.min(6, -Math.floor(Math.log10(step / size) + 1e-9)));
@@ -84,6 +100,18 @@ function hatch(ctx, color) {
   return ctx.createPattern(c, 'repeat');
 }
 
+/**
+ * Paints the model on the canvas: the axis, the steps, the lanes, then the window to merge
+ * (the rest dimmed), the merged window (a dashed frame) and the selection.
+ * @param {CanvasRenderingContext2D} ctx its transform set to CSS pixels
+ * @param {ReturnType<typeof layout>} g the layout for this width
+ * @param {import('./overview-model.mjs').OverviewModel} model
+ * @param {{ view: { start: number, end: number }, window: { start_us?: number, end_us?: number } | null,
+ *   merged: { start_us?: number, end_us?: number } | null, selection: { start: number, end: number, step?: number } | null,
+ *   colors: Record<'text' | 'muted' | 'line' | 'accent' | 'card' | 'rowAlt' | 'warn' | 'ok', string> & { hatch?: CanvasPattern } }} what
+ *   view: the span shown, µs; colors: the page's CSS colours (the hatch pattern is cached on it)
+ * @returns {void}
+ */
 export function paint(ctx, g, model, { view, window, merged, selection, colors: c }) {
   const span = view.end - view.start;
   const xOf = (t) => g.x0 + ((t - view.start) / span) * (g.x1 - g.x0);

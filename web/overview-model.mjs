@@ -12,6 +12,19 @@
 // Pure: no DOM, so that it is tested under Node (tests/e2e/logic.test.mjs).
 import { plural } from './format.mjs';
 
+/**
+ * A lane of the overview: one source, or (source -1, hostKey set) the sources of a host folded into one.
+ * @typedef {{ source: number, path: string, hostKey?: string, name: string, kind: string, run: string, host: string,
+ *   density: number[], max: number, steps: [number, number, number][], counters: { name: string, values: (number | null)[],
+ *   max: number }[], shift: number, noClock: boolean, placed: number, aligned: number, rows: number, members?: number }} Lane
+ */
+/**
+ * What the overview draws (buildModel()'s answer): the span drawn (µs), the bins' span, the lanes by node or rank.
+ * @typedef {{ start: number, end: number, binStart: number, binEnd: number, bins: number,
+ *   groups: { key: string, title: string, hostKey?: string, folded?: boolean, lanes: Lane[] }[], lanes: Lane[],
+ *   folded: number, noHost: number, steps: [number, number][], job: Report['job'] | null }} OverviewModel
+ */
+
 // The metrics a system lane draws, most telling first; others follow, up to MAX_COUNTERS.
 const COUNTER_ORDER = ['GPUUtilization', 'CPUUtilization', 'GPUMemoryUtilization'];
 const MAX_COUNTERS = 3;
@@ -36,6 +49,10 @@ function maxOf(density) {
 }
 
 const baseName = (path) => path.slice(path.lastIndexOf('/') + 1);
+/**
+ * A job of more nodes or ranks than this is drawn by host (see the top of this file).
+ * @type {number}
+ */
 export const FOLD_ABOVE = 48;
 
 // A source's lane. m: { l: its lane in the report, s: the source, shift }.
@@ -84,8 +101,18 @@ function hostLane(key, title, members) {
   };
 }
 
-// label(path): a label known from another report of the same files (a merge's), for a scan
-// report without one.
+/**
+ * The overview's model of a scan's report (see the top of this file): the sources visible(path)
+ * lets in, each moved by shift(path), grouped by node or rank, folded by host beyond FOLD_ABOVE
+ * groups except the hosts in `expanded`.
+ * label(path): a label known from another report of the same files (a merge's), for a scan
+ * report without one.
+ * @param {Report | null} report a scan's report
+ * @param {{ visible?: (path: string) => boolean, shift?: (path: string) => number, kindLabel?: (kind: string) => string | undefined,
+ *   label?: (path: string) => string, expanded?: Set<string> }} [opts] shift: the offset typed for the path, in µs;
+ *   expanded: the host keys (lane.hostKey) drawn opened
+ * @returns {OverviewModel | null} null when the report has no overview
+ */
 export function buildModel(report, { visible = () => true, shift = () => 0, kindLabel = (k) => k, label = () => '',
   expanded = new Set() } = {}) {
   const ov = report?.overview;
@@ -148,10 +175,14 @@ export function buildModel(report, { visible = () => true, shift = () => 0, kind
   };
 }
 
-// Two runs side by side (two folders dropped, --align steps): per step, how long it took in
-// each run (the longest of the run's sources) and the difference, or null when the model
-// holds fewer than two runs with steps.
-//   runTable(model) → { runs: ['monday', 'thursday'], rows: [{ step, durs: [a, b], diff: b − a }…] }
+/**
+ * Two runs side by side (two folders dropped, --align steps): per step, how long it took in
+ * each run (the longest of the run's sources) and the difference, or null when the model
+ * holds fewer than two runs with steps.
+ *   runTable(model) → { runs: ['monday', 'thursday'], rows: [{ step, durs: [a, b], diff: b − a }…] }
+ * @param {OverviewModel} model
+ * @returns {{ runs: string[], rows: { step: number, durs: (number | null)[], diff: number | null }[] } | null} durations in µs
+ */
 export function runTable(model) {
   const runs = [...new Set(model.lanes.filter((l) => l.steps.length).map((l) => l.run))];
   if (runs.length < 2) return null;
@@ -171,13 +202,21 @@ export function runTable(model) {
   return { runs: pair, rows: list };
 }
 
-// Ticks for a time axis: about `count` round steps from `origin` (the job's start: labels
-// stay put while zooming), those inside [start, end]. Round in the unit they are read in:
-// 1, 2, 5 × 10^k µs up to seconds, then 15 s, 30 s, minutes, hours, days.
-//   timeTicks(0, 1000, 4) → { step: 500, ticks: [0, 500, 1000] }
+// timeTicks' round steps beyond 10 s: 15 s, 30 s, minutes, hours, days (in µs).
 const S = 1e6;
 const NICE = [15 * S, 30 * S, 60 * S, 120 * S, 300 * S, 600 * S, 900 * S, 1800 * S, 3600 * S, 7200 * S, 3 * 3600 * S,
   6 * 3600 * S, 12 * 3600 * S, 86400 * S, 2 * 86400 * S, 7 * 86400 * S, 14 * 86400 * S, 28 * 86400 * S];
+/**
+ * Ticks for a time axis: about `count` round steps from `origin` (the job's start: labels
+ * stay put while zooming), those inside [start, end]. Round in the unit they are read in:
+ * 1, 2, 5 × 10^k µs up to seconds, then 15 s, 30 s, minutes, hours, days.
+ *   timeTicks(0, 1000, 4) → { step: 500, ticks: [0, 500, 1000] }
+ * @param {number} start µs
+ * @param {number} end µs
+ * @param {number} count about how many steps
+ * @param {number} [origin] where the steps count from (default start)
+ * @returns {{ step: number, ticks: number[] }} the step and the ticks, in µs
+ */
 export function timeTicks(start, end, count, origin = start) {
   const span = end - start;
   if (!(span > 0) || !(count > 0)) return { step: 1, ticks: [] };

@@ -22,6 +22,17 @@ function colors() {
     rowAlt: v('--row-alt'), warn: v('--warn'), ok: v('--ok') };
 }
 
+/**
+ * The overview on `canvas` (see the top of this file): onPick(w) with the window the user picked —
+ * { unit: 'time', start, end } (whole µs, as text) or { step } —, onClear() when the window is
+ * dropped, describe(text) with what a screen reader should hear of the selection.
+ * @param {HTMLCanvasElement} canvas
+ * @param {{ onPick: (w: { unit: 'time', start: string, end: string } | { step: number }) => void, onClear: () => void,
+ *   onToggleHost?: (key: string) => void, describe?: (text: string) => void }} handlers
+ * @returns {{ setModel(m: import('./overview-model.mjs').OverviewModel): void, setWindow(preview: object | null): void,
+ *   setMerged(window: { start_us?: number, end_us?: number } | null): void, zoomTo(start: number, end: number): void,
+ *   fit(): void, zoom(factor: number): void, redraw(): void, geometry(): object | null }}
+ */
 export function createOverview(canvas, { onPick, onClear, onToggleHost = () => {}, describe = () => {} }) {
   let model = null;
   let view = null;        // { start, end } in µs

@@ -6,6 +6,7 @@
 import { MergeClient } from './wasm/tracemerge-client.mjs';
 import { classifyFile } from './wasm/tracemerge.mjs';
 
+/** Whether this is the single-file page's platform: true here (false in platform.mjs). */
 export const singleFile = true;
 
 let workerUrl = null;
@@ -18,11 +19,21 @@ function inlineWorkerUrl() {
   return workerUrl;
 }
 
+/**
+ * A client of the merge Worker, started from the inlined core and worker bundle (a Blob URL).
+ * @returns {MergeClient}
+ */
 export function createClient() {
   // workerUrl is given so the client never evaluates import.meta.url (empty in a bundle).
   return new MergeClient({ workerUrl: 'inline', createWorker: async () => new Worker(inlineWorkerUrl()) });
 }
 
+/**
+ * What a file is, from its first bytes: classifyFile() of the bundled core.
+ * @param {string} name its path
+ * @param {Uint8Array} head its first bytes (up to 64 KB)
+ * @returns {Promise<{ kind: Kind, node: string, reason: string, quiet: boolean }>}
+ */
 export function classify(name, head) {
   return classifyFile(name, head);
 }

@@ -14,6 +14,15 @@ import { bytes, count, duration } from './format.mjs';
 const IN_SHARE = 0.6;
 const PLAN_SHARE = 0.1;
 
+/**
+ * The progress bar of one merge (see the top of this file): update(p) with each of the
+ * merge's reports, finish() when it is done.
+ * @param {HTMLProgressElement} bar its value goes from 0 to 1, never back
+ * @param {HTMLElement} textEl says the stage and the time left
+ * @param {{ name: string, data?: { size?: number, byteLength?: number } }[]} files the merge's files (their sizes)
+ * @returns {{ update(p: Progress): void, finish(): void, readonly value: number, readonly raw: number }}
+ *   value: shown; raw: the last value computed, before the never-back rule
+ */
 export function createProgress(bar, textEl, files) {
   const size = new Map(files.map((f) => [f.name, f.data?.size ?? f.data?.byteLength ?? 0]));
   const started = performance.now();

@@ -13,23 +13,37 @@ function atByte(w, codes) {
   return offset === 'byte' || (offset === 'byte_when_set' && w.offset > 0);
 }
 
-// "job/cut.json at byte 46" (or '' when the problem is not about one file).
+/**
+ * "job/cut.json at byte 46" (or '' when the problem is not about one file).
+ * @param {{ code?: ErrorCode, file?: string, offset?: number, at_byte?: boolean }} w a warning (Diagnostic) or an error
+ * @param {Map<ErrorCode, { code: ErrorCode, severity: 'error' | 'warning' | 'note', offset: string }>} [codes] rules.codes
+ * @returns {string}
+ */
 export function where(w, codes) {
   if (!w.file) return '';
   return atByte(w, codes) ? `${w.file} at byte ${count(w.offset ?? 0)}` : w.file;
 }
 
-// A one-line description of a thrown merge error.
+/**
+ * A one-line description of a thrown merge error: "TRUNCATED: … (job/cut.json at byte 46)".
+ * @param {TraceMergeError | { code?: string, message: string, file?: string, offset?: number }} e
+ * @param {Map<ErrorCode, { code: ErrorCode, severity: 'error' | 'warning' | 'note', offset: string }>} [codes] rules.codes
+ * @returns {string}
+ */
 export function errorText(e, codes) {
   const place = where(e, codes);
   const code = e.code && !['CANCELLED', 'ABORT'].includes(e.code) ? `${e.code}: ` : '';
   return `${code}${e.message}${place ? ` (${place})` : ''}`;
 }
 
-// Warnings of one code, in the order they came: a file with 22 bad events is one line
-// ("22 × BAD_EVENT in job/a.json, first at byte 1,204: …"), and so are 14 files without a
-// clock ("14 × NO_CLOCK in 14 files: …", the files folded under it), not 14 lines.
-//   groupWarnings(list) → [{ ...first warning, count, files: [{ ...its first warning there, count }…] }…]
+/**
+ * Warnings of one code, in the order they came: a file with 22 bad events is one line
+ * ("22 × BAD_EVENT in job/a.json, first at byte 1,204: …"), and so are 14 files without a
+ * clock ("14 × NO_CLOCK in 14 files: …", the files folded under it), not 14 lines.
+ *   groupWarnings(list) → [{ ...first warning, count, files: [{ ...its first warning there, count }…] }…]
+ * @param {Diagnostic[]} warnings
+ * @returns {(Diagnostic & { count: number, files: (Diagnostic & { count: number })[] })[]}
+ */
 export function groupWarnings(warnings) {
   const groups = new Map();
   for (const w of warnings) {
@@ -67,7 +81,15 @@ function item(w, codes) {
     ...fileLine(w.files[0], codes));
 }
 
-// warnings: report.warnings plus, for a failed merge, the error itself. el: dom.mjs's.
+/**
+ * Renders the Problems card: the warnings and errors grouped by code (groupWarnings), the notes
+ * folded apart, and a title that counts them.
+ * warnings: report.warnings plus, for a failed merge, the error itself. el: dom.mjs's.
+ * @param {Record<string, HTMLElement>} el
+ * @param {Diagnostic[]} warnings
+ * @param {Map<ErrorCode, { code: ErrorCode, severity: 'error' | 'warning' | 'note', offset: string }>} [codes] rules.codes
+ * @returns {void}
+ */
 export function renderProblems(el, warnings, codes) {
   const els = { problems: el.problems, title: el.problemsTitle, warnings: el.warnings,
     skipped: el.skipped, skippedSummary: el.skippedSummary, skippedDetails: el.skippedDetails };
@@ -90,6 +112,12 @@ export function renderProblems(el, warnings, codes) {
 
 const mbps = (x) => (x < 10 ? x.toFixed(1) : x.toFixed(0));
 
+/**
+ * Renders a merge's numbers (events, sources, sizes, time, helpers) into a <dl>.
+ * @param {HTMLElement} dl its children are replaced
+ * @param {{ result: MergeResult, seconds: number, bytesIn: number }} merged bytesIn: the input's bytes
+ * @returns {void}
+ */
 export function renderStats(dl, { result, seconds, bytesIn }) {
   const r = result.report;
   const used = r.sources.filter((s) => s.included && s.kind !== 'skipped' && s.kind !== 'tf_metadata');
@@ -107,8 +135,15 @@ export function renderStats(dl, { result, seconds, bytesIn }) {
   dl.replaceChildren(...pairs.map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, v))));
 }
 
-// What a merge did, under the Merge button: the merged window, the numbers, the warnings and
-// the CLI-style summary. merged: { result, seconds, bytesIn }.
+/**
+ * What a merge did, under the Merge button: the merged window, the numbers, the warnings and
+ * the CLI-style summary. merged: { result, seconds, bytesIn }.
+ * @param {Record<string, HTMLElement>} el the page's elements (dom.mjs)
+ * @param {{ result: MergeResult, seconds: number, bytesIn: number }} merged
+ * @param {Report['job'] | null} job the scan's report.job
+ * @param {Map<ErrorCode, { code: ErrorCode, severity: 'error' | 'warning' | 'note', offset: string }>} [codes] rules.codes
+ * @returns {void}
+ */
 export function showMerged(el, merged, job, codes) {
   const { result } = merged;
   el.result.hidden = false;

@@ -16,6 +16,15 @@
 // (its core is the inlined classic script), so both pages ask the same code.
 import { codeTable, fileOrder, kindTable, loadCore, offsetUs, pathMatches, previewWindow } from './wasm/tracemerge.mjs';
 
+/**
+ * Loads the core and returns its rules (see the top of this file), bound to it.
+ * @returns {Promise<{ preview: (window: { unit?: 'time' | 'step', start?: string | number, end?: string | number },
+ *   steps?: [number, number][]) => ReturnType<typeof previewWindow>, pathMatches: (path: string, pattern: string) => boolean,
+ *   offsetUs: (text: string) => string | null, order: (names: string[]) => number[],
+ *   kinds: { key: string, only: string, label: string }[],
+ *   codes: Map<ErrorCode, { code: ErrorCode, severity: 'error' | 'warning' | 'note', offset: 'byte' | 'byte_when_set' | 'nothing' }>,
+ *   version: string }>} version: the CMake project's
+ */
 export async function loadRules() {
   const core = await loadCore();
   return {

@@ -189,6 +189,11 @@ function rankTraces(steps) {
   });
 }
 
+/**
+ * The sample job's files (see the top of this file), the same bytes every time:
+ *   sampleJob() → [{ name, data: Uint8Array }]
+ * @returns {{ name: string, data: Uint8Array }[]}
+ */
 export function sampleJob() {
   const steps = stepTimes();
   const endUs = T0 + steps.at(-1).start + steps.at(-1).dur + 2000;

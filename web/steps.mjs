@@ -145,6 +145,17 @@ function runsTable(runs, sortBy) {
     h('table', { class: 'runs-table' }, h('thead', {}, head), h('tbody', {}, ...body)))];
 }
 
+/**
+ * Renders the steps panel (see the top of this file) into `container`, hidden when the waits have
+ * no steps; onPick(step) when a step is clicked; selected: the step the fields pick, marked.
+ *   renderSteps(container, report.waits, { onPick: (step) => …, selected, runs: runTable(model) })
+ * @param {HTMLElement} container its children are replaced
+ * @param {Waits | null | undefined} waits report.waits
+ * @param {{ onPick: (step: number) => void, selected?: number | null,
+ *   runs?: ReturnType<typeof import('./overview-model.mjs').runTable>, job?: Report['job'] | null }} opts
+ *   runs: two runs side by side (runTable()), or null; job: for how times are said
+ * @returns {void}
+ */
 export function renderSteps(container, waits, { onPick, selected = null, runs = null, job = null }) {
   const steps = waits?.steps ?? [];
   if (!steps.length) {

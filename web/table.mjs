@@ -4,8 +4,24 @@
 //   kind: what classifyFile said; source: the scan/merge report's row for this path.
 import { bytes, count, plural } from './format.mjs';
 
-// The kinds of the suffix filter come from the core (rules.kinds, from kindTable()):
-//   kinds = kindSet(rules.kinds); kinds.list → [{ key, only, label }, …]; kinds.label('tf_metadata')
+/**
+ * A row of the table, as app.mjs makes it (size, kind, node and reason once classified; source after a scan).
+ * @typedef {{ name: string, file: File, bytes: Uint8Array | null, inFolder: boolean, size: number | null,
+ *   kind: string, node: string, reason: string, include: boolean, offset: string, source: SourceReport | null,
+ *   scanning: boolean, offsetInvalid?: boolean }} Entry
+ */
+/**
+ * The kinds of the suffix filter, with the table's labels (kindSet()'s answer).
+ * @typedef {{ list: { key: string, only: string, label: string }[], label: (kind: string) => string | undefined,
+ *   filterable: (kind: string) => boolean }} KindSet
+ */
+
+/**
+ * The kinds of the suffix filter come from the core (rules.kinds, from kindTable()):
+ *   kinds = kindSet(rules.kinds); kinds.list → [{ key, only, label }, …]; kinds.label('tf_metadata')
+ * @param {{ key: string, only: string, label: string }[]} list kindTable()'s rows
+ * @returns {KindSet} label(kind) also names the kinds the filter does not know (tf_metadata, skipped)
+ */
 export function kindSet(list) {
   const label = Object.fromEntries(list.map((k) => [k.key, k.label]));
   // Not kinds of the filter: how the table names the files it shows but cannot filter.
@@ -29,16 +45,33 @@ const h = (tag, props = {}, ...children) => {
   el.append(...children.filter((c) => c !== null && c !== undefined));
   return el;
 };
+/**
+ * h(tag, props, ...children) → a new element: props are its class, dataset, properties (values not
+ * strings) and attributes; null and undefined children are left out.
+ *   h('td', { class: 'path' }, 'job/', h('span', {}, 'a.json'))
+ * @type {(tag: string, props?: Record<string, unknown>, ...children: (Node | string | null | undefined)[]) => HTMLElement}
+ */
 export { h };
 
-// --only values, or undefined when every kind is on (the CLI's default: no --only).
+/**
+ * --only values, or undefined when every kind is on (the CLI's default: no --only).
+ * @param {KindSet} kinds
+ * @param {Map<string, boolean>} kindOn whether each kind (by key) is on
+ * @returns {string[] | undefined}
+ */
 export function onlyOption(kinds, kindOn) {
   if (kinds.list.every((k) => kindOn.get(k.key))) return undefined;
   return kinds.list.filter((k) => kindOn.get(k.key)).map((k) => k.only);
 }
 
-// Why a merge of these entries would have no trace to merge, or '' when it would have one
-// (a file that holds a trace, ticked, of a kind that is on).
+/**
+ * Why a merge of these entries would have no trace to merge, or '' when it would have one
+ * (a file that holds a trace, ticked, of a kind that is on).
+ * @param {Entry[]} entries
+ * @param {KindSet} kinds
+ * @param {Map<string, boolean>} kindOn
+ * @returns {string}
+ */
 export function nothingToMerge(entries, kinds, kindOn) {
   if (!entries.length) return 'Choose a folder or files first.';
   const traces = entries.filter((e) => kinds.filterable(e.kind));
@@ -48,24 +81,47 @@ export function nothingToMerge(entries, kinds, kindOn) {
   return '';
 }
 
-// The files handed to the merge: the checked ones. Skipped files and TF .metadata sidecars
-// stay in by default (the sidecar carries the TF clock; the report lists skipped files).
+/**
+ * The files handed to the merge: the checked ones. Skipped files and TF .metadata sidecars
+ * stay in by default (the sidecar carries the TF clock; the report lists skipped files).
+ * @param {Entry[]} entries
+ * @returns {{ name: string, data: File | Uint8Array, inFolder: boolean }[]} as sourceOf()
+ */
 export function selectedFiles(entries) {
   return entries.filter((e) => e.include).map(sourceOf);
 }
 
-// What the worker is handed for an entry: its bytes when the page kept them (a small file, read
-// for its kind), else the File.
+/**
+ * What the worker is handed for an entry: its bytes when the page kept them (a small file, read
+ * for its kind), else the File.
+ * @param {Entry} e
+ * @returns {{ name: string, data: File | Uint8Array, inFolder: boolean }} a FileLike
+ */
 export function sourceOf(e) {
   return { name: e.name, data: e.bytes ?? e.file, inFolder: !!e.inFolder };
 }
 
+/**
+ * The offsets option (MergeOptions.offsets): the checked entries' offsets by path, those set only.
+ * @param {Entry[]} entries
+ * @returns {Record<string, string>} path → whole µs, as typed and read by the core
+ */
 export function offsetsOption(entries) {
   const out = {};
   for (const e of entries) if (e.include && e.offset !== '' && e.offset !== undefined) out[e.name] = e.offset;
   return out;
 }
 
+/**
+ * Renders the kind checkboxes, one per kind of the filter with its count of files; onChange(key,
+ * on) when one is ticked or unticked.
+ * @param {HTMLFieldSetElement} fieldset its labels are replaced
+ * @param {Entry[]} entries
+ * @param {KindSet} kinds
+ * @param {Map<string, boolean>} kindOn
+ * @param {(key: string, on: boolean) => void} onChange
+ * @returns {void}
+ */
 export function renderKinds(fieldset, entries, kinds, kindOn, onChange) {
   const counts = new Map();
   for (const e of entries) counts.set(e.kind, (counts.get(e.kind) ?? 0) + 1);
@@ -106,8 +162,12 @@ function pathCell(name) {
   return h('td', { class: 'path' }, i >= 0 ? h('span', { class: 'dir' }, name.slice(0, i + 1)) : null, name.slice(i + 1));
 }
 
-// Hundreds of files (a 1 024-rank job): the table shows them by kind and host, a row each,
-// until the user asks for every file; past FOLD_ROWS rows, the last one holds the rest.
+/**
+ * Hundreds of files (a 1 024-rank job): the table shows them by kind and host, a row each,
+ * until the user asks for every file; past FOLD_ROWS rows, the last one holds the rest.
+ * FOLD_FILES: the most files the table shows a row each without being asked.
+ * @type {number}
+ */
 export const FOLD_FILES = 100;
 const FOLD_ROWS = 200;
 
@@ -158,10 +218,20 @@ function foldedRows(entries, kinds, onChange, onUnfold) {
   return rows;
 }
 
-// Renders every row; calls onChange(what, index) after the user changes a row (the row
-// updates itself: re-rendering would take the focus away from an offset being typed);
-// offsetUs(text) is the core's reading of an offset (rules.offsetUs). fold: { folded,
-// onUnfold } — folded, the rows are per kind and host (foldedRows).
+/**
+ * Renders every row; calls onChange(what, index) after the user changes a row (the row
+ * updates itself: re-rendering would take the focus away from an offset being typed);
+ * offsetUs(text) is the core's reading of an offset (rules.offsetUs). fold: { folded,
+ * onUnfold } — folded, the rows are per kind and host (foldedRows).
+ * @param {HTMLTableSectionElement} tbody its rows are replaced
+ * @param {Entry[]} entries
+ * @param {KindSet} kinds
+ * @param {Map<string, boolean>} kindOn
+ * @param {(what: 'include' | 'offset', index: number) => void} onChange index -1: a folded row's files
+ * @param {(text: string) => string | null} offsetUs
+ * @param {{ folded?: boolean, onUnfold?: () => void }} [fold]
+ * @returns {void}
+ */
 export function renderFiles(tbody, entries, kinds, kindOn, onChange, offsetUs, fold = {}) {
   if (fold.folded) {
     tbody.replaceChildren(...foldedRows(entries, kinds, onChange, fold.onUnfold));
@@ -216,8 +286,13 @@ export function renderFiles(tbody, entries, kinds, kindOn, onChange, offsetUs, f
   }
 }
 
-// "20,000 files (1.82 MB): 20,000 traces · 19,700 selected" — one pass: it is said again
-// at every change of the table.
+/**
+ * "20,000 files (1.82 MB): 20,000 traces · 19,700 selected" — one pass: it is said again
+ * at every change of the table.
+ * @param {Entry[]} entries
+ * @param {KindSet} kinds
+ * @returns {string}
+ */
 export function summaryText(entries, kinds) {
   let total = 0;
   let sized = true;

@@ -6,6 +6,15 @@
 //   viewer.showAddress();                                        // after a merge
 import * as perfetto from './perfetto.mjs';
 
+/**
+ * Wires the Perfetto buttons and settings (see the top of this file) to the merged trace that
+ * current() returns; download() is the status line's Download button.
+ * @param {Record<string, HTMLElement>} el the page's elements (dom.mjs)
+ * @param {() => { blob: Blob, name: string } | null} current the last merge's output, or null
+ * @param {{ download: () => void }} actions
+ * @returns {{ showAddress(): void, reset(): void }} showAddress: says (again) where traces go;
+ *   reset: forgets the last hand-off's state (a new merge replaces the trace)
+ */
 export function initViewer(el, current, { download }) {
   let embed = null;  // AbortController of the running "Show here" hand-off
 

@@ -12,12 +12,22 @@ function stepNumbers(job) {
   return (job?.steps ?? []).map(([step]) => Number(step)).sort((a, b) => a - b);
 }
 
+/**
+ * The job's step numbers as ranges: stepList({ steps: [[0, …], [1, …], [2, …], [5, …]] }) → "0–2, 5".
+ * @param {Report['job'] | null} job
+ * @returns {string} '' when it has no steps
+ */
 export function stepList(job) {
   return ranges(stepNumbers(job));
 }
 
-// The window of one step: from it to just before the next step of the job (open when it is
-// the last one). { unit: 'step', start: '3', end: '4' | '' }
+/**
+ * The window of one step: from it to just before the next step of the job (open when it is
+ * the last one). { unit: 'step', start: '3', end: '4' | '' }
+ * @param {number | string} step
+ * @param {Report['job'] | null} job
+ * @returns {{ unit: 'step', start: string, end: string }}
+ */
 export function stepWindow(step, job) {
   const next = stepNumbers(job).find((s) => s > Number(step));
   return { unit: 'step', start: String(step), end: next === undefined ? '' : String(next) };
@@ -25,8 +35,22 @@ export function stepWindow(step, job) {
 
 const inJob = (us, job) => job?.start_us === undefined || (us >= job.start_us && us <= job.end_us);
 
-// job: the scan's report.job, or null while the job is not scanned yet (then step numbers
-// cannot be resolved: pending).
+/**
+ * The window fields read (see the top of this file): the options they give, the window as the
+ * merge will resolve it (preview, null when there is a problem or it is pending), the problems,
+ * and a hint under each field.
+ * job: the scan's report.job, or null while the job is not scanned yet (then step numbers
+ * cannot be resolved: pending).
+ * @param {{ preview: (window: { unit?: string, start?: string, end?: string }, steps: [number, number][]) => object }} rules
+ *   the page's rules (loadRules(), rules.mjs)
+ * @param {'time' | 'step'} unit
+ * @param {string} startText the start field, as typed
+ * @param {string} endText the end field, as typed
+ * @param {Report['job'] | null} job
+ * @returns {{ options: { unit?: 'step', start?: string, end?: string }, preview: object | null,
+ *   problems: { field: 'start' | 'end', text: string }[], hints: Record<'start' | 'end', { text: string, bad?: boolean }>,
+ *   pending: boolean }} preview: previewWindow()'s answer
+ */
 export function readWindow(rules, unit, startText, endText, job) {
   const step = unit === 'step';
   const texts = { start: String(startText ?? '').trim(), end: String(endText ?? '').trim() };
@@ -92,8 +116,13 @@ const endpoint = (us, open, job) => {
   return { us: open, utc: j !== undefined ? moment(j, job) : '' };
 };
 
-// "1594662617507447 .. 1594662617676640 µs · 2020-07-13 17:50:17.507447 UTC → … · 169.2 ms"
-// for a preview or a report's window ({ start_us?, end_us? }).
+/**
+ * "1594662617507447 .. 1594662617676640 µs · 2020-07-13 17:50:17.507447 UTC → … · 169.2 ms"
+ * for a preview or a report's window ({ start_us?, end_us? }).
+ * @param {{ start_us?: number, end_us?: number } | null} w
+ * @param {Report['job'] | null} job
+ * @returns {string} "everything…" when the window is open at both ends
+ */
 export function describeWindow(w, job) {
   const start = w?.start_us ?? null;
   const end = w?.end_us ?? null;
@@ -109,7 +138,12 @@ export function describeWindow(w, job) {
   return `${a.us} .. ${b.us} µs · ${a.utc} → ${b.utc} · ${end < start ? 'empty' : duration(end - start + 1)}`;
 }
 
-// The window the merge reported (report.window), in the same words.
+/**
+ * The window the merge reported (report.window), in the same words (and its steps, if it was given in steps).
+ * @param {Report['window'] | null} window
+ * @param {Report['job'] | null} job
+ * @returns {string}
+ */
 export function describeMerged(window, job) {
   const text = describeWindow(window, job);
   return window?.start_step !== undefined || window?.end_step !== undefined
