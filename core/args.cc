@@ -1,5 +1,6 @@
 #include "args.h"
 
+#include <algorithm>
 #include <optional>
 #include <tuple>
 
@@ -48,9 +49,35 @@ const char kUsage[] =
     "                       the Node CLI: N - 1 helper workers); the same output for any N\n"
     "  --scan               only describe the job (time span, steps, sources); write nothing\n"
     "  --quiet              print only errors\n"
+    "  --options            these options as JSON (for tools that build the flags)\n"
     "  --version, --help\n";
 
 namespace {
+
+constexpr OptionSpec kOptions[] = {
+    {"--output", "-o", "", Takes::kValue, "a file name", ""},
+    {"--output-dir", "", "output_dir", Takes::kValue, "a folder", ""},
+    {"--start", "", "start", Takes::kValue, "a time or a step", ""},
+    {"--end", "", "end", Takes::kValue, "a time or a step", ""},
+    {"--unit", "", "unit", Takes::kValue, "time or step", "time|step"},
+    {"--only", "", "only", Takes::kEach, "a kind", ""},
+    {"--group", "", "group", Takes::kValue, "source or phase", "source|phase"},
+    {"--offset", "", "offsets", Takes::kPathUs, "PATH=MICROSECONDS", ""},
+    {"--align", "", "align", Takes::kValue, "clocks, steps or none", "clocks|steps|none"},
+    {"--gzip", "", "gzip", Takes::kNothing, "", ""},
+    {"--array", "", "array", Takes::kNothing, "", ""},
+    {"--name-tag", "", "name_tag", Takes::kValue, "a name (no '/')", ""},
+    {"--report", "", "report", Takes::kValue, "a file name", ""},
+    {"--max-file-mb", "", "max_file_mb", Takes::kValue, "a positive integer", ""},
+    {"--max-string-mb", "", "max_string_mb", Takes::kValue, "a positive integer", ""},
+    {"--memory-mb", "", "memory_mb", Takes::kValue, "an integer ≥ 0", ""},
+    {"--threads", "", "threads", Takes::kValue, "a number of threads, 1 or more", ""},
+    {"--scan", "", "scan", Takes::kNothing, "", ""},
+    {"--quiet", "-q", "", Takes::kNothing, "", ""},
+    {"--options", "", "", Takes::kNothing, "", ""},
+    {"--version", "", "", Takes::kNothing, "", ""},
+    {"--help", "-h", "", Takes::kNothing, "", ""},
+};
 
 bool ParseInt(const std::string& s, int64_t* out) {
   auto v = ParseScaled(s, 1);
@@ -63,6 +90,29 @@ Status Usage(std::string msg) { return Status::Error(Code::kUsage, std::move(msg
 
 }  // namespace
 
+const OptionSpec* FindOption(std::string_view flag) {
+  for (const OptionSpec& o : kOptions)
+    if (flag == o.flag || (*o.alias && flag == o.alias)) return &o;
+  return nullptr;
+}
+
+std::string OptionTableJson() {
+  constexpr const char* kTakes[] = {"nothing", "value", "each", "path=us"};
+  std::string s = "[";
+  for (const OptionSpec& o : kOptions) {
+    std::string choices;
+    for (std::string_view c = o.choices; !c.empty();) {
+      const size_t bar = std::min(c.find('|'), c.size());
+      choices += (choices.empty() ? "\"" : ",\"") + std::string(c.substr(0, bar)) + "\"";
+      c.remove_prefix(std::min(bar + 1, c.size()));
+    }
+    s += std::string(s.size() > 1 ? ",\n" : "") + "{\"flag\":\"" + o.flag + "\",\"alias\":\"" + o.alias + "\",\"key\":\"" +
+         o.key + "\",\"takes\":\"" + kTakes[static_cast<int>(o.takes)] + "\",\"needs\":\"" + o.needs +
+         "\",\"choices\":[" + choices + "]}";
+  }
+  return s + "]";
+}
+
 bool ParseOffsetUs(const std::string& text, int64_t* us) { return ParseInt(text, us); }
 
 Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
@@ -73,80 +123,76 @@ Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
   std::optional<std::string> start_text, end_text;
   for (; i < argv.size(); i++) {
     const std::string& k = argv[i];
+    const OptionSpec* spec = FindOption(k);
+    if (!spec && k.size() > 1 && k[0] == '-') return Usage("unknown option '" + k + "'");
+    if (!spec) {
+      a->paths.push_back(k);
+      continue;
+    }
+    const Status needs = Usage(k + " needs " + spec->needs);
     std::string v;
-    auto value = [&] {
-      if (i + 1 >= argv.size()) return false;
+    if (spec->takes != Takes::kNothing) {
+      if (i + 1 >= argv.size()) return needs;
       v = argv[++i];
-      return true;
-    };
+    }
+    const std::string_view f = spec->flag;
     int64_t n = 0;
     Options& o = a->options;
-    if (k == "--help" || k == "-h") {
+    if (f == "--help") {
       a->help = true;
-    } else if (k == "--version") {
+    } else if (f == "--version") {
       a->version = true;
-    } else if (k == "-o" || k == "--output") {
-      if (!value()) return Usage(k + " needs a file name");
+    } else if (f == "--options") {
+      a->list_options = true;
+    } else if (f == "--quiet") {
+      a->quiet = true;
+    } else if (f == "--output") {
       a->output = v;
-    } else if (k == "--output-dir") {
-      if (!value()) return Usage("--output-dir needs a folder");
+    } else if (f == "--output-dir") {
       a->output_dir = v;
-    } else if (k == "--start" || k == "--end") {  // read once --unit is known (below)
-      if (!value()) return Usage(k + " needs a time or a step");
-      (k == "--start" ? start_text : end_text) = v;
-    } else if (k == "--unit") {
-      if (!value()) return Usage("--unit needs time or step");
+    } else if (f == "--start" || f == "--end") {  // read once --unit is known (below)
+      (f == "--start" ? start_text : end_text) = v;
+    } else if (f == "--unit") {
       if (Status s = ParseUnit(v, &o.unit); !s.ok()) return s;
-    } else if (k == "--group") {
-      if (!value()) return Usage("--group needs source or phase");
+    } else if (f == "--group") {
       if (Status s = ParseGroup(v, &o.group); !s.ok()) return s;
-    } else if (k == "--align") {
-      if (!value()) return Usage("--align needs clocks, steps or none");
+    } else if (f == "--align") {
       if (Status s = ParseAlign(v, &o.align); !s.ok()) return s;
-    } else if (k == "--only") {
-      if (!value()) return Usage("--only needs a kind");
+    } else if (f == "--only") {
       auto kind = KindFromFilterName(v);
       if (!kind) return Usage("unknown kind for --only: '" + v + "'");
       if (!only_given) o.kinds = 0;
       only_given = true;
       o.kinds |= KindBit(*kind);
-    } else if (k == "--offset") {
-      size_t eq;
-      if (!value() || (eq = v.rfind('=')) == std::string::npos || eq == 0 || !ParseOffsetUs(v.substr(eq + 1), &n))
-        return Usage("--offset needs PATH=MICROSECONDS");
+    } else if (f == "--offset") {
+      const size_t eq = v.rfind('=');
+      if (eq == std::string::npos || eq == 0 || !ParseOffsetUs(v.substr(eq + 1), &n)) return needs;
       o.offsets_us.push_back({v.substr(0, eq), n});
-    } else if (k == "--gzip") {
+    } else if (f == "--gzip") {
       o.gzip = true;
-    } else if (k == "--array") {
+    } else if (f == "--array") {
       o.event_array = true;
-    } else if (k == "--name-tag") {
-      if (!value() || v.empty() || v.find_first_of("/\\") != std::string::npos) return Usage("--name-tag needs a name (no '/')");
+    } else if (f == "--name-tag") {
+      if (v.empty() || v.find_first_of("/\\") != std::string::npos) return needs;
       o.name_tag = v;
-    } else if (k == "--report") {
-      if (!value()) return Usage("--report needs a file name");
+    } else if (f == "--report") {
       a->report_path = v;
-    } else if (k == "--max-file-mb") {
-      if (!value() || !ParseInt(v, &n) || n <= 0 || n > (int64_t{1} << 30)) return Usage("--max-file-mb needs a positive integer");
+    } else if (f == "--max-file-mb") {
+      if (!ParseInt(v, &n) || n <= 0 || n > (int64_t{1} << 30)) return needs;
       o.max_inflated_bytes = static_cast<uint64_t>(n) << 20;
       a->max_file_given = true;
-    } else if (k == "--memory-mb") {
-      if (!value() || !ParseInt(v, &n) || n < 0 || n > (int64_t{1} << 30)) return Usage("--memory-mb needs an integer ≥ 0");
+    } else if (f == "--memory-mb") {
+      if (!ParseInt(v, &n) || n < 0 || n > (int64_t{1} << 30)) return needs;
       o.memory_budget = static_cast<uint64_t>(n) << 20;
-    } else if (k == "--threads") {
-      if (!value() || !ParseInt(v, &n) || n < 1 || n > 1024) return Usage("--threads needs a number of threads, 1 or more");
+    } else if (f == "--threads") {
+      if (!ParseInt(v, &n) || n < 1 || n > 1024) return needs;
       o.threads = static_cast<unsigned>(n);
       a->threads_given = true;
-    } else if (k == "--scan") {
+    } else if (f == "--scan") {
       o.scan_only = true;
-    } else if (k == "--max-string-mb") {
-      if (!value() || !ParseInt(v, &n) || n <= 0 || n > (int64_t{1} << 30)) return Usage("--max-string-mb needs a positive integer");
+    } else if (f == "--max-string-mb") {
+      if (!ParseInt(v, &n) || n <= 0 || n > (int64_t{1} << 30)) return needs;
       o.max_string_bytes = static_cast<uint64_t>(n) << 20;
-    } else if (k == "--quiet" || k == "-q") {
-      a->quiet = true;
-    } else if (k.size() > 1 && k[0] == '-') {
-      return Usage("unknown option '" + k + "'");
-    } else {
-      a->paths.push_back(k);
     }
   }
   // A bound: a step number with --unit step, else whole Unix µs or a UTC date-time.

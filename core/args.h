@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "merger.h"
@@ -14,12 +15,34 @@ namespace tracemerge {
 
 extern const char kUsage[];
 
+// What each option is called and takes: the one list the CLIs parse by and every API that
+// builds their flags reads (Python's keywords, the JS options, the notebook's, through
+// OptionTableJson / `tracemerge --options`), so no API restates a flag.
+enum class Takes {
+  kNothing,  // a switch: --gzip (the APIs: true)
+  kValue,    // --unit step
+  kEach,     // a value each time it is given: --only KIND … (the APIs: a list)
+  kPathUs,   // PATH=US each time it is given: --offset (the APIs: a map PATH → µs)
+};
+struct OptionSpec {
+  const char* flag;     // "--max-file-mb"
+  const char* alias;    // "-o", or ""
+  const char* key;      // the APIs' name: "max_file_mb" (JS: maxFileMb); "" for the CLI's own (--help, -o …)
+  Takes takes;
+  const char* needs;    // what "--X needs …" says is missing
+  const char* choices;  // the values it takes ("time|step"), or "" for any
+};
+// The spec of `flag` (or its alias), or nullptr.
+const OptionSpec* FindOption(std::string_view flag);
+//   OptionTableJson() → [{"flag":"--output","alias":"-o","key":"","takes":"value","needs":"a file name","choices":[]},…]
+std::string OptionTableJson();
+
 struct Args {
   Options options;
   std::string output;       // "" = default name, "-" = stdout
   std::string output_dir;   // --output-dir: where the default name goes ("" = the first folder given, else here)
   std::string report_path;  // --report
-  bool quiet = false, help = false, version = false;
+  bool quiet = false, help = false, version = false, list_options = false;  // (list_options: --options)
   bool threads_given = false;  // --threads (else options.threads is 0: the CLI's default, the cores)
   bool max_file_given = false; // --max-file-mb (else each build's default: wasm's is lower)
   std::vector<std::string> paths;

@@ -23,6 +23,9 @@ CliStart StartCli(const std::vector<std::string>& argv) {
   } else if (s.args.version) {
     s.exit = 0;
     s.out = std::string("tracemerge ") + kVersion + "\n";
+  } else if (s.args.list_options) {
+    s.exit = 0;
+    s.out = OptionTableJson() + "\n";
   } else if (s.args.paths.empty()) {
     s.exit = 2;
     s.err = CliError("no input: give files or folders") + "\n" + kUsage;

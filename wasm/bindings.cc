@@ -223,6 +223,7 @@ EMSCRIPTEN_BINDINGS(tracemerge) {
   emscripten::function("nameFolder", &NameFolderJson);
   emscripten::function("nameFile", &NameFileJs);
   emscripten::function("fileOrder", &FileOrderJson);
+  emscripten::function("optionTable", &tmg::OptionTableJson);
   emscripten::function("planOutput", &PlanOutputJson);
   emscripten::function("finalName", &FinalNameJs);
   emscripten::function("finishCli", &FinishJson);

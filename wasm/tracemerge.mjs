@@ -11,10 +11,12 @@ import { TraceMergeError } from './errors.mjs';
 import { createStore, feed, helperCanRead, joined, nextTurn, readAhead, sizeHint } from './io.mjs';
 import { HELPER_MAX, HelperPool, helperCount, startHelper } from './scheduler.mjs';
 
+/** The byte helpers of io.mjs the API shares: createStore, feed, joined and nextTurn (see io.mjs). */
 export { createStore, feed, joined, nextTurn };
 
 const isNode = typeof process === 'object' && !!process.versions?.node;
 
+/** The error every failure here is thrown as: { code, message, file, offset } (errors.mjs). */
 export { TraceMergeError };
 
 let corePromise = null;
@@ -55,31 +57,49 @@ export async function loadCore(factory) {
   return corePromise;
 }
 
-// A wasm abort (out of memory, a bug) leaves the instance unusable: forget it. (A helper
-// forgets its own to let a grown heap go.)
+/**
+ * A wasm abort (out of memory, a bug) leaves the instance unusable: forget it. (A helper
+ * forgets its own to let a grown heap go.)
+ * @returns {void}
+ */
 function resetCore() { corePromise = null; }
+/** releaseCore(): forgets the shared core (resetCore, above); the next loadCore() loads a new one. */
 export { resetCore as releaseCore };
 
+const tables = new WeakMap();  // core → its option table
 /**
- * { start, end, unit, only, group, offsets, align, gzip, maxFileMb, maxStringMb, scan, memoryMb } → the CLI's flags.
+ * The CLI's options as the core defines them (core/args.h OptionSpec, `tracemerge --options`):
+ *   optionTable(core) → [{ flag: '--unit', alias: '', key: 'unit', takes: 'value', needs: 'time or step',
+ *     choices: ['time', 'step'] }, …]  (takes: 'nothing' | 'value' | 'each' | 'path=us'; key '' for the CLI's own)
+ * @param {object} core a core from loadCore()
+ * @returns {{ flag: string, alias: string, key: string, takes: string, needs: string, choices: string[] }[]}
+ */
+export function optionTable(core) {
+  if (!tables.has(core)) tables.set(core, JSON.parse(core.optionTable()));
+  return tables.get(core);
+}
+
+const camel = (key) => key.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+/**
+ * An options object → the CLI's flags, by the core's option table: each key is an option's key in
+ * camelCase (maxFileMb: --max-file-mb); a list for `only`, { path: µs } or [[path, µs]] for
+ * `offsets`; undefined, null, '' and false give no flag. Other keys (the page's outputFile) are not
+ * the core's and give none.
+ *   optionsToArgs(core, { unit: 'step', start: 2, end: 4 }) → ['--start', '2', '--end', '4', '--unit', 'step']
+ * @param {object} core a core from loadCore()
  * @param {MergeOptions} [o]
  * @returns {string[]}
  */
-export function optionsToArgs(o = {}) {
+export function optionsToArgs(core, o = {}) {
   const args = [];
-  if (o.start !== undefined && o.start !== null && o.start !== '') args.push('--start', String(o.start));
-  if (o.end !== undefined && o.end !== null && o.end !== '') args.push('--end', String(o.end));
-  if (o.unit) args.push('--unit', o.unit);
-  if (o.group) args.push('--group', o.group);
-  for (const kind of o.only ?? []) args.push('--only', kind);
-  const offsets = Array.isArray(o.offsets) ? o.offsets : Object.entries(o.offsets ?? {});
-  for (const [path, us] of offsets) args.push('--offset', `${path}=${us}`);
-  if (o.align && o.align !== 'none') args.push('--align', o.align);
-  if (o.gzip) args.push('--gzip');
-  if (o.maxFileMb) args.push('--max-file-mb', String(o.maxFileMb));
-  if (o.maxStringMb) args.push('--max-string-mb', String(o.maxStringMb));
-  if (o.scan) args.push('--scan');
-  if (o.memoryMb !== undefined && o.memoryMb !== null) args.push('--memory-mb', String(o.memoryMb));
+  for (const { flag, key, takes } of optionTable(core)) {
+    const v = key ? o[camel(key)] : undefined;
+    if (v === undefined || v === null || v === '' || v === false) continue;
+    if (takes === 'nothing') args.push(flag);
+    else if (takes === 'each') for (const item of [].concat(v)) args.push(flag, String(item));
+    else if (takes === 'path=us') for (const [path, us] of Array.isArray(v) ? v : Object.entries(v)) args.push(flag, `${path}=${us}`);
+    else args.push(flag, String(v));
+  }
   return args;
 }
 
@@ -100,7 +120,7 @@ export function optionsToArgs(o = {}) {
  */
 export async function createMerger(options = {}, { core, onProgress, helper: withHelper = false } = {}) {
   core ??= await loadCore();
-  const args = Array.isArray(options) ? options : optionsToArgs(options);
+  const args = Array.isArray(options) ? options : optionsToArgs(core, options);
   const progress = (stage, done, total) => (onProgress ? onProgress(stage, done, total) !== false : true);
   let m;
   try {
@@ -380,7 +400,7 @@ export async function classifyFile(name, data, { core } = {}) {
 export function previewWindow(core, { unit, start, end } = {}, steps = []) {
   const flat = [];
   for (const [step, ts] of steps) flat.push(String(step), String(ts));
-  return JSON.parse(core.windowPreview(optionsToArgs({ unit, start, end }), flat));
+  return JSON.parse(core.windowPreview(optionsToArgs(core, { unit, start, end }), flat));
 }
 
 /**

@@ -130,11 +130,15 @@ try {
   replaceOnce(/\s*<link rel="stylesheet" href="style.css">/, `\n  <style>${css}</style>`, 'the style.css <link>');
   replaceOnce(/\s*<script type="module" src="app.mjs"><\/script>/, '', 'the app.mjs <script>');
   // The notebook helper puts its files (a JSON <script>, never run) where the marker is, and
-  // checks its `only` against the core's kinds written before it (it restates no rule).
-  const { kindTable, loadCore } = await import(pathToFileURL(path.join(WASM, 'tracemerge.mjs')).href);
+  // checks its options against the core's spec of those the page takes and its `only` against
+  // the core's kinds, both written before it (it restates no rule).
+  const { kindTable, loadCore, optionTable } = await import(pathToFileURL(path.join(WASM, 'tracemerge.mjs')).href);
+  const { PAGE_OPTIONS } = await import(pathToFileURL(path.join(WEB, 'options.mjs')).href);
   const kinds = JSON.stringify(kindTable(await loadCore()).map((k) => k.only));
+  const options = JSON.stringify(optionTable(await loadCore()).filter((o) => PAGE_OPTIONS.includes(o.key)));
   replaceOnce(/<\/body>/, [
     `<script type="application/json" id="tm-kinds">${kinds}</script>`,
+    `<script type="application/json" id="tm-options">${options}</script>`,
     '<!-- tracemerge:preload -->',
     `<script id="tm-core">${core}</script>`,
     `<script type="text/plain" id="tm-worker">${worker}</script>`,

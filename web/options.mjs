@@ -8,6 +8,17 @@
 import { offsetsOption, onlyOption } from './table.mjs';
 import { describeWindow } from './window.mjs';
 
+/** The options (the core's keys) the page takes from the notebook helper: those applyOptions sets. */
+export const PAGE_OPTIONS = ['start', 'end', 'unit', 'only', 'group', 'offsets', 'align', 'gzip'];
+
+/**
+ * The options of a merge from the fields, the table and the URL (?memory-mb=N, ?output-file=1|0):
+ *   mergeOptions(el, window, { kinds, kindOn, entries }) → { unit, start, end, align, only, offsets, … }
+ * @param {Record<string, HTMLElement>} el the page's elements (dom.mjs)
+ * @param {ReturnType<typeof import('./window.mjs').readWindow>} w the window fields, read
+ * @param {{ kinds: import('./table.mjs').KindSet, kindOn: Map<string, boolean>, entries: import('./table.mjs').Entry[] }} table
+ * @returns {MergeOptions} only the options that differ from the CLI's defaults
+ */
 export function mergeOptions(el, w, { kinds, kindOn, entries }) {
   // ?memory-mb=N: MB of events kept in the wasm heap (default 512), the rest outside it;
   // ?output-file=1|0: the output to the browser's private file system, or not (default:
@@ -29,7 +40,14 @@ export function mergeOptions(el, w, { kinds, kindOn, entries }) {
   };
 }
 
-// The options as the notebook passed them (show(start="2020-07-13 17:50:18.5", …)).
+/**
+ * The options as the notebook passed them (show(start="2020-07-13 17:50:18.5", …)).
+ * Puts them in the fields and the kind switches.
+ * @param {Record<string, HTMLElement>} el the page's elements (dom.mjs)
+ * @param {MergeOptions} o
+ * @param {{ kinds: import('./table.mjs').KindSet, kindOn: Map<string, boolean> }} table kindOn is set for each kind
+ * @returns {void}
+ */
 export function applyOptions(el, o, { kinds, kindOn }) {
   if (o.unit) el.unit.value = o.unit;
   if (o.start !== undefined && o.start !== null) el.start.value = String(o.start);
@@ -42,8 +60,14 @@ export function applyOptions(el, o, { kinds, kindOn }) {
   }
 }
 
-// The window fields' hints, placeholders and validity, and the line that says what will be
-// merged — all from readWindow()'s answer (window.mjs), that is, from the core.
+/**
+ * The window fields' hints, placeholders and validity, and the line that says what will be
+ * merged — all from readWindow()'s answer (window.mjs), that is, from the core.
+ * @param {Record<string, HTMLElement>} el the page's elements (dom.mjs)
+ * @param {ReturnType<typeof import('./window.mjs').readWindow>} w
+ * @param {Report['job'] | null} job the scan's report.job, null before the scan
+ * @returns {void}
+ */
 export function renderWindowFields(el, w, job) {
   const unit = el.unit.value;
   el.unitHint.textContent = unit === 'step'

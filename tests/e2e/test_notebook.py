@@ -79,6 +79,24 @@ class ShowTest(unittest.TestCase):
             with self.assertRaises(ValueError):
                 tn.show(COMBINED, only="other", page=page)
 
+    def test_options_are_those_the_page_takes_as_its_core_defines_them(self):
+        # The helper restates no option: names, shapes and choices are the core's, written
+        # into the page for the options the page takes (web/options.mjs PAGE_OPTIONS).
+        text = PAGE.read_text(encoding="utf-8")
+        specs = json.loads(re.search(r'id="tm-options">(.*?)</script>', text).group(1))
+        self.assertEqual(sorted(o["key"] for o in specs),
+                         ["align", "end", "group", "gzip", "offsets", "only", "start", "unit"])
+        with self.assertRaises(TypeError):
+            tn.show(COMBINED, threads=2)  # (the CLI's, not the page's)
+        with tempfile.TemporaryDirectory() as d:
+            page = pathlib.Path(d) / "tracemerge.html"
+            page.write_text(text.replace('"choices":["time","step"]', '"choices":["time","step","week"]', 1), encoding="utf-8")
+            self.assertEqual(preload(tn.show(COMBINED, unit="week", page=page).html())["options"]["unit"], "week")
+            page.write_text(re.sub(r'<script type="application/json" id="tm-options">.*?</script>', '', text, flags=re.S),
+                            encoding="utf-8")
+            with self.assertRaisesRegex(ValueError, "rebuild"):
+                tn.show(COMBINED, page=page)
+
     def test_single_files_and_bytes_keep_their_names(self):
         f = COMBINED / "system/incremental/1591748100.algo-1.json"
         data = preload(tn.show([f]).html())

@@ -4,7 +4,10 @@
 
 #include "api_json.h"
 
+#include <set>
+
 #include <gtest/gtest.h>
+#include <simdjson.h>
 
 namespace tracemerge {
 namespace {
@@ -21,6 +24,53 @@ TEST(Driver, StartEndsTheRunForHelpVersionUsageAndNoInput) {
   const CliStart go = StartCli({"merge", "job/", "-o", "m.json"});
   EXPECT_EQ(go.exit, -1);
   EXPECT_EQ(go.args.paths, (std::vector<std::string>{"job/"}));
+}
+
+// The option table (what Python, JS and the notebook build flags from) is what the CLI parses
+// and what --help lists: each flag, with a value where it takes one, parses; without one it
+// says what it needs; every key an API uses is unique.
+TEST(Driver, TheOptionTableIsWhatTheCliParsesAndLists) {
+  const std::string table = OptionTableJson();
+  EXPECT_EQ(StartCli({"--options"}).out, table + "\n");
+  simdjson::dom::parser parser;
+  simdjson::dom::array specs;
+  ASSERT_EQ(parser.parse(table).get(specs), simdjson::SUCCESS);
+  std::set<std::string> keys;
+  size_t n = 0;
+  auto text = [](simdjson::simdjson_result<simdjson::dom::element> e) {
+    std::string_view v;
+    EXPECT_EQ(e.get(v), simdjson::SUCCESS);
+    return std::string(v);
+  };
+  for (simdjson::dom::element o : specs) {
+    n++;
+    const std::string flag = text(o["flag"]), alias = text(o["alias"]), key = text(o["key"]), takes = text(o["takes"]);
+    SCOPED_TRACE(flag);
+    const std::string usage = kUsage;
+    auto listed = [&](const std::string& f) {
+      return !f.empty() && (usage.find(" " + f + " ") != std::string::npos || usage.find(" " + f + ",") != std::string::npos ||
+                            usage.find(" " + f + "\n") != std::string::npos);
+    };
+    EXPECT_TRUE(listed(flag) || listed(alias)) << "--help does not list it";
+    if (!alias.empty()) EXPECT_EQ(FindOption(alias), FindOption(flag));
+    if (!key.empty()) EXPECT_TRUE(keys.insert(key).second) << "key given twice: " << key;
+    std::string value = takes == "path=us" ? "x.json=5" : flag == "--only" ? "system" : "1";
+    simdjson::dom::array choices;
+    ASSERT_EQ(o["choices"].get(choices), simdjson::SUCCESS);
+    for (simdjson::dom::element c : choices) value = std::string(c.get_c_str().value_unsafe());  // (the last one)
+    Args a;
+    std::vector<std::string> argv{flag};
+    if (takes != "nothing") argv.push_back(value);
+    argv.push_back("job/");
+    EXPECT_TRUE(ParseArgs(argv, &a).ok()) << value;
+    if (takes != "nothing") {
+      const Status missing = ParseArgs({flag}, &a);
+      EXPECT_EQ(missing.message, flag + " needs " + text(o["needs"]));
+    }
+  }
+  EXPECT_GE(n, 20u);
+  EXPECT_EQ(FindOption("--nope"), nullptr);
+  EXPECT_EQ(FindOption("job/"), nullptr);
 }
 
 TEST(Driver, FolderFilesAreNamedAfterTheFolderInByteOrder) {

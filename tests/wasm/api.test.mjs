@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { CORPUS, GOLDEN, NATIVE_CLI, WASM, concat, readTree, run } from './helpers.mjs';
 
 const api = await import(path.join(WASM, 'tracemerge.mjs'));
-const { mergeFiles, createMerger, loadCore, optionsToArgs, TraceMergeError } = api;
+const { mergeFiles, createMerger, loadCore, optionTable, optionsToArgs, TraceMergeError } = api;
 const MERGE_TRACES = path.join(CORPUS, 'smdebug/tests/profiler/resources/merge_traces');
 const COMBINED = path.join(CORPUS, 'smdebug/constructed/combined_job');
 
@@ -18,15 +18,31 @@ test('options objects round-trip to the native CLI flags and bytes', async () =>
     [{ unit: 'step', start: 2, end: 4, group: 'phase' }, ['--start', '2', '--end', '4', '--unit', 'step', '--group', 'phase']],
     [{ only: ['pythontimeline.json', 'system'] }, ['--only', 'pythontimeline.json', '--only', 'system']],
     [{ offsets: { 'combined_job/system': 1500 } }, ['--offset', 'combined_job/system=1500']],
-    [{ gzip: true }, ['--gzip']],
+    [{ gzip: true, array: true, nameTag: 'n', memoryMb: 0, outputFile: true, unit: '', end: null }, ['--gzip', '--array', '--name-tag', 'n', '--memory-mb', '0']],
   ];
+  const core = await loadCore();
   for (const [options, flags] of cases) {
-    assert.deepEqual(optionsToArgs(options), flags);
+    assert.deepEqual(optionsToArgs(core, options), flags);
     const { chunks } = await mergeFiles(readTree(COMBINED), options, { output: 'chunks' });
     const native = run(NATIVE_CLI, [COMBINED, ...flags, '-o', '-', '--quiet']);
     assert.equal(native.status, 0, native.stderr);
     assert.ok(concat(chunks).equals(native.stdout), `bytes differ for ${JSON.stringify(options)}`);
   }
+});
+
+// The options the .d.ts declares are the core's (camelCase keys of `tracemerge --options`), but
+// for the CLI's own file and thread options and the page's outputFile; each flag is the native
+// CLI's.
+test('MergeOptions are the core\'s option table', async () => {
+  const table = optionTable(await loadCore());
+  const native = JSON.parse(run(NATIVE_CLI, ['--options']).stdout);
+  assert.deepEqual(table, native);
+  const dts = fs.readFileSync(path.join(WASM, 'tracemerge.d.ts'), 'utf8');
+  const body = dts.slice(dts.indexOf('export interface MergeOptions {'), dts.indexOf('\n}\n', dts.indexOf('export interface MergeOptions {')));
+  const declared = [...body.matchAll(/^  (\w+)\?:/gm)].map((m) => m[1]).sort();
+  const keys = table.filter((o) => o.key).map((o) => o.key.replace(/_([a-z])/g, (_, c) => c.toUpperCase()));
+  const notInJs = ['outputDir', 'report', 'threads'];  // (the CLI's: where it writes, how many threads)
+  assert.deepEqual(declared, [...keys.filter((k) => !notInJs.includes(k)), 'outputFile'].sort());
 });
 
 test('Blob inputs in 1 MB slices give the golden bytes', async () => {

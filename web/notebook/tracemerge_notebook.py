@@ -24,14 +24,24 @@ __all__ = ["show", "TraceMergeView", "find_page"]
 
 _HERE = pathlib.Path(__file__).resolve().parent
 _MARKER = "<!-- tracemerge:preload -->"
-# The core's kinds (what `only` takes), written into the page by web/build.mjs.
+# The core's kinds (what `only` takes) and the options the page takes with the core's spec of
+# each (core/args.h OptionSpec), written into the page by web/build.mjs.
 _KINDS_RE = re.compile(r'<script type="application/json" id="tm-kinds">(\[.*?\])</script>')
+_OPTIONS_RE = re.compile(r'<script type="application/json" id="tm-options">(\[.*?\])</script>', re.S)
 
 
 def _kinds(page_text):
     """The `only` values the page's core knows, or None for a page built without them."""
     m = _KINDS_RE.search(page_text)
     return json.loads(m.group(1)) if m else None
+
+
+def _page_options(page_text, page):
+    """{key: spec} of the options the page takes (raises ValueError for a page built without)."""
+    m = _OPTIONS_RE.search(page_text)
+    if not m:
+        raise ValueError(f"{page} does not say which options it takes; rebuild it with node web/build.mjs")
+    return {o["key"]: o for o in json.loads(m.group(1))}
 
 
 def find_page(page=None):
@@ -84,38 +94,37 @@ def _collect(path_or_files):
     return out
 
 
-def _check_options(options, kinds=None):
-    known = {"start", "end", "unit", "only", "group", "offsets", "align", "gzip"}
-    unknown = set(options) - known
+def _check_options(options, specs, kinds=None):
+    """The options as the page takes them, checked by the core's spec of each (`specs`): a
+    switch a bool, a list for `only` (kinds the page's core knows), {path: µs} for offsets,
+    a choice among its choices; a bound stays a text the page's core reads (whole Unix µs, a
+    step, or a UTC date-time such as "2020-07-13 17:50:18.5") and names if it cannot."""
+    unknown = set(options) - set(specs)
     if unknown:
-        raise TypeError(f"unknown option(s) {sorted(unknown)}; known: {sorted(known)}")
-    if options.get("unit", "time") not in ("time", "step"):
-        raise ValueError("unit must be 'time' or 'step'")
-    if options.get("group", "source") not in ("source", "phase"):
-        raise ValueError("group must be 'source' or 'phase'")
-    if options.get("align", "none") not in ("none", "clocks", "steps"):
-        raise ValueError("align must be 'none', 'clocks' or 'steps'")
-    only = options.get("only")
-    if isinstance(only, str):
-        options["only"] = only = [only]
-    for kind in only or []:
-        if kinds is not None and kind not in kinds:
-            raise ValueError(f"only: {kind!r} is not one of {kinds}")
-    # A bound is what the page's field takes: whole Unix µs, a step, or a UTC date-time
-    # ("2020-07-13 17:50:18.5"). Texts go to the page as they are; the core reads them
-    # there and names what it cannot read, as it does for the CLI.
-    for key in ("start", "end"):
-        value = options.get(key)
-        if isinstance(value, bool):
-            raise TypeError(f"{key} must be a number or a text, not {value!r}")
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if value is not None:
-            options[key] = str(value)
-    offsets = options.get("offsets") or {}
-    options["offsets"] = {str(k): int(v) for k, v in dict(offsets).items()}
-    options["gzip"] = bool(options.get("gzip", False))
-    return {k: v for k, v in options.items() if v is not None}
+        raise TypeError(f"unknown option(s) {sorted(unknown)}; known: {sorted(specs)}")
+    out = {}
+    for key, spec in specs.items():
+        value, takes = options.get(key), spec["takes"]
+        if takes == "nothing":
+            out[key] = bool(value)
+        elif takes == "path=us":
+            out[key] = {str(k): int(v) for k, v in dict(value or {}).items()}
+        elif value is None:
+            continue
+        elif takes == "each":
+            out[key] = [value] if isinstance(value, str) else list(value)
+            for kind in out[key]:
+                if kinds is not None and kind not in kinds:
+                    raise ValueError(f"{key}: {kind!r} is not one of {kinds}")
+        else:
+            if isinstance(value, bool):
+                raise TypeError(f"{key} must be a number or a text, not {value!r}")
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            out[key] = str(value)
+            if spec["choices"] and out[key] not in spec["choices"]:
+                raise ValueError(f"{key} must be one of {spec['choices']}, not {out[key]!r}")
+    return out
 
 
 class TraceMergeView:
@@ -124,7 +133,8 @@ class TraceMergeView:
     def __init__(self, files, options=None, page=None, height=820, merge=True):
         self.files = files
         self.page = find_page(page)
-        self.options = _check_options(dict(options or {}), _kinds(self.page.read_text(encoding="utf-8")))
+        text = self.page.read_text(encoding="utf-8")
+        self.options = _check_options(dict(options or {}), _page_options(text, self.page), _kinds(text))
         self.height = int(height)
         self.merge = merge
 
@@ -175,5 +185,4 @@ def show(path_or_files, *, page=None, height=820, merge=True, max_mb=512, **opti
     if total > max_mb * 1e6:
         raise ValueError(f"{total / 1e6:.0f} MB is a lot to embed in a notebook (max_mb={max_mb}); "
                          "use the web page or the CLI for jobs this large, or raise max_mb")
-    _check_options(dict(options))  # wrong names and types first, before reading any page
     return TraceMergeView(files, options, page=page, height=height, merge=merge)

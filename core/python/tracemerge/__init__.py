@@ -111,14 +111,11 @@ class Report(Mapping):
                 f"events written, {len(w)} warnings{', output ' + self.output if self.output else ''}>")
 
 
-def _flag(name):
-    return "--" + name.replace("_", "-")
-
-
 def _args(paths, output, options):
-    """The CLI's flags for these options: start=, end= (Unix µs, a UTC date-time text or steps),
-    unit=, only=, group=, offsets={path: µs}, align=, gzip=, array=, report=, max_file_mb=,
-    max_string_mb=, memory_mb=, threads=, output_dir=, name_tag=."""
+    """The CLI's flags for these options, by the core's option table (`tracemerge --options`):
+    start=, end= (Unix µs, a UTC date-time text or steps), unit=, only=, group=, offsets={path: µs},
+    align=, gzip=, array=, report=, max_file_mb=, max_string_mb=, memory_mb=, threads=,
+    output_dir=, name_tag=, scan=."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     argv = [os.fspath(p) for p in paths]
@@ -126,24 +123,26 @@ def _args(paths, output, options):
         raise TraceMergeError("USAGE", "no input: give a folder or files")
     if output is not None:
         argv += ["-o", os.fspath(output)]
+    table = _native.option_table()
     for key, value in options.items():
+        spec = table.get(key)
+        if spec is None:
+            raise TypeError(f"unknown option {key!r}; known: {', '.join(sorted(table))}")
         if value is None or value is False:
             continue
-        if key == "only":
-            for kind in [value] if isinstance(value, str) else value:
-                argv += ["--only", str(kind)]
-        elif key == "offsets":
+        flag, takes = spec["flag"], spec["takes"]
+        if takes == "nothing":
+            argv.append(flag)
+        elif takes == "each":
+            for item in [value] if isinstance(value, str) else value:
+                argv += [flag, str(item)]
+        elif takes == "path=us":
             for path, us in dict(value).items():
-                argv += ["--offset", f"{path}={int(us)}"]
-        elif key in ("gzip", "scan", "array"):
-            argv.append(_flag(key))
-        elif key in ("start", "end", "unit", "group", "align", "report", "max_file_mb", "max_string_mb", "memory_mb",
-                     "threads", "output_dir", "name_tag"):
+                argv += [flag, f"{path}={int(us)}"]
+        else:
             if isinstance(value, float) and value.is_integer():
                 value = int(value)
-            argv += [_flag(key), os.fspath(value) if isinstance(value, os.PathLike) else str(value)]
-        else:
-            raise TypeError(f"unknown option {key!r}")
+            argv += [flag, os.fspath(value) if isinstance(value, os.PathLike) else str(value)]
     return argv + ["--quiet"]
 
 

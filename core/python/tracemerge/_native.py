@@ -46,6 +46,19 @@ def version():
     return _load().tm_version().decode()
 
 
+_option_table = None
+
+
+def option_table():
+    """The CLI's options as the core defines them (`tracemerge --options`): {key: spec} for
+    those an API sets, each spec {"flag", "takes": nothing|value|each|path=us, "choices"}."""
+    global _option_table
+    if _option_table is None:
+        answer = run(["--options"])
+        _option_table = {o["key"]: o for o in json.loads(answer["out"]) if o["key"]}
+    return _option_table
+
+
 def run(argv, progress=None):
     """Runs `tracemerge argv…` in this process; returns its JSON answer as a dict:
     exit, out, err, output (the file written), result (fatal, summary, report, …)."""
