@@ -389,17 +389,7 @@ class ClockChecker {
 
 const char* const kNoCollectives = "no collectives (NCCL kernels, Horovod ops, record_param_comms, nccl:*) to compare";
 
-int64_t HostClock::OffsetAt(int64_t t) const {
-  if (!drift) return offset_ns;
-  return AddNs(offset_ns, Ns(rate_ppm * 1e-6 * static_cast<double>(SubNs(t, at_ns))));
-}
-
 std::string HostClock::Label() const { return host_known ? host : host + " (host not known)"; }
-
-int64_t HostClock::Worst() const {
-  const int64_t a = OffsetAt(first_ns), b = OffsetAt(last_ns);
-  return std::max(a < 0 ? SubNs(0, a) : a, b < 0 ? SubNs(0, b) : b);
-}
 
 ClockCheck CheckClocks(const Job& job, CollectiveMatcher& matcher) { return ClockChecker(job, matcher).Run(); }
 

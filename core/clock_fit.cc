@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "merger.h"
 #include "numbers.h"
 
 namespace tracemerge::clock_fit {
@@ -200,3 +201,18 @@ Fit FitClock(std::vector<Pair> p, double gap) {
 
 
 }  // namespace tracemerge::clock_fit
+
+namespace tracemerge {
+
+// A host's clock against its reference's, by its fit's line (merger.h).
+int64_t HostClock::OffsetAt(int64_t t) const {
+  if (!drift) return offset_ns;
+  return AddNs(offset_ns, clock_fit::Ns(rate_ppm * 1e-6 * static_cast<double>(SubNs(t, at_ns))));
+}
+
+int64_t HostClock::Worst() const {
+  const int64_t a = OffsetAt(first_ns), b = OffsetAt(last_ns);
+  return std::max(a < 0 ? SubNs(0, a) : a, b < 0 ? SubNs(0, b) : b);
+}
+
+}  // namespace tracemerge

@@ -98,7 +98,6 @@ const KEEP_BYTES = 64 << 20;
 // then: what follows once the files are classified: 'scan' the job, 'scan-merge' (scan,
 // then merge: the sample and the notebook), or 'none'.
 async function load(list, { then = 'scan' } = {}) {
-  await ready;  // (the core orders the files)
   if (state.merging) return;
   const gen = ++state.generation;
   stopScan();
@@ -108,8 +107,7 @@ async function load(list, { then = 'scan' } = {}) {
   jobView.clear();
   state.filesOpen = false;
   // (size: read with the kind — a picked File's size costs the page a round trip to the browser)
-  const given = list.filter((f) => f.file);
-  state.entries = rules.order(given.map((f) => f.name)).map((i) => given[i]).map((f) => ({
+  state.entries = list.filter((f) => f.file).map((f) => ({
     name: f.name, file: f.file, bytes: null, inFolder: !!f.inFolder, size: null, kind: '', node: '', reason: '',
     include: true, offset: '', source: null, scanning: true,
   }));
@@ -126,6 +124,10 @@ async function load(list, { then = 'scan' } = {}) {
   el.job.hidden = false;
   setStatus('idle', `Looking at ${plural(state.entries.length, 'file')}…`);
   await ready;
+  if (gen === state.generation) {  // in the core's order (rules.order), as the CLIs read them
+    const all = state.entries;
+    state.entries = rules.order(all.map((e) => e.name)).map((i) => all[i]);
+  }
   renderAll();
   // The first 64 KB of each file say what it is; a few at a time keeps the page responsive.
   const entries = state.entries;
