@@ -14,7 +14,7 @@ const char* Bool(bool b) { return b ? "true" : "false"; }
 std::string ArgsJson(const Args& a, const Status& status) {
   std::string paths;
   for (const std::string& p : a.paths) paths += (paths.empty() ? "" : ",") + Str(p);
-  return std::string("{\"error\":") + (status.ok() ? "null" : Str(status.message)) +
+  return std::string("{\"error\":") + (status.ok() ? "null" : Str(status.error().message)) +
          ",\"help\":" + Bool(a.help) + ",\"version\":" + Bool(a.version) + ",\"quiet\":" + Bool(a.quiet) +
          ",\"output\":" + Str(a.output) + ",\"report\":" + Str(a.report_path) + ",\"gzip\":" +
          Bool(a.options.gzip) + ",\"scan\":" + Bool(a.options.scan_only) +
@@ -45,7 +45,7 @@ std::string ClassifyJson(std::string_view path, std::string_view raw_head) {
 std::string WindowPreviewJson(const std::vector<std::string>& argv, const std::vector<std::string>& steps) {
   Args args;
   const Status st = ParseArgs(argv, &args);
-  if (!st.ok()) return "{\"error\":" + Str(st.message) + ",\"fatal\":null}";
+  if (!st.ok()) return "{\"error\":" + Str(st.error().message) + ",\"fatal\":null}";
   JobShape shape;
   shape.steps_from = "the scan";
   for (size_t k = 0; k + 1 < steps.size(); k += 2) {
@@ -53,10 +53,11 @@ std::string WindowPreviewJson(const std::vector<std::string>& argv, const std::v
     auto ts = ParseMicros(steps[k + 1]);
     if (step && ts) shape.steps.push_back({*step, *ts});
   }
-  Window w;
-  if (auto fatal = ResolveWindow(args.options, shape, &w))
-    return "{\"error\":null,\"fatal\":{\"code\":" + Str(CodeName(fatal->code)) + ",\"message\":" + Str(fatal->message) +
+  const Result<Window> resolved = ResolveWindow(args.options, shape);
+  if (const Diagnostic& fatal = resolved.error(); !resolved.ok())
+    return "{\"error\":null,\"fatal\":{\"code\":" + Str(CodeName(fatal.code)) + ",\"message\":" + Str(fatal.message) +
            "}}";
+  const Window& w = resolved.value();
   std::string s = "{\"error\":null,\"fatal\":null,\"bounded\":" + std::string(Bool(w.bounded));
   if (w.start_ns != INT64_MIN) s += ",\"start_us\":" + FormatMicros(w.start_ns);
   if (w.end_ns != INT64_MAX) s += ",\"end_us\":" + FormatMicros(w.end_ns);

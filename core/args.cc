@@ -153,11 +153,17 @@ Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
     } else if (f == "--start" || f == "--end") {  // read once --unit is known (below)
       (f == "--start" ? start_text : end_text) = v;
     } else if (f == "--unit") {
-      if (Status s = ParseUnit(v, &o.unit); !s.ok()) return s;
+      auto unit = ParseUnit(v);
+      if (!unit.ok()) return unit.error();
+      o.unit = unit.value();
     } else if (f == "--group") {
-      if (Status s = ParseGroup(v, &o.group); !s.ok()) return s;
+      auto group = ParseGroup(v);
+      if (!group.ok()) return group.error();
+      o.group = group.value();
     } else if (f == "--align") {
-      if (Status s = ParseAlign(v, &o.align); !s.ok()) return s;
+      auto align = ParseAlign(v);
+      if (!align.ok()) return align.error();
+      o.align = align.value();
     } else if (f == "--only") {
       auto kind = KindFromFilterName(v);
       if (!kind) return Usage("unknown kind for --only: '" + v + "'");

@@ -28,6 +28,8 @@ struct Pair {
   uint32_t cid;  // the collective
 };
 
+// One host's fit, or (ok false) why its collectives do not support one: an answer the
+// clock check reports per host ("not checked: …"), not a failure, so no Result (status.h).
 struct Fit {
   bool ok = false;
   std::string reason;

@@ -36,12 +36,12 @@ bool PathMatches(std::string_view path, std::string_view pattern) {
          path[path.size() - pattern.size() - 1] == '/';
 }
 
-std::optional<Diagnostic> ApplyClocks(Job& job, const std::vector<std::pair<std::string, int64_t>>& offsets_us) {
-  std::optional<Diagnostic> unnamed;  // (the clocks are applied all the same: the report describes the job)
+Status ApplyClocks(Job& job, const std::vector<std::pair<std::string, int64_t>>& offsets_us) {
+  Status unnamed;  // (the clocks are applied all the same: the report describes the job)
   for (auto& [pattern, us] : offsets_us) {  // (any source, included or not: a file filtered out is no typo)
     const bool named = std::any_of(job.sources.begin(), job.sources.end(),
                                    [&, &pattern = pattern](const ParsedSource& s) { return PathMatches(s.path, pattern); });
-    if (!named && !unnamed)
+    if (!named && unnamed.ok())
       unnamed = Diagnostic{Code::kUsage, pattern, 0, "--offset " + pattern + "=" + std::to_string(us) +
                                                          ": it names no input file (give a file's name, its path or a folder)"};
   }

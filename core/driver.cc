@@ -16,7 +16,7 @@ CliStart StartCli(const std::vector<std::string>& argv) {
   CliStart s;
   if (Status st = ParseArgs(argv, &s.args); !st.ok()) {
     s.exit = 2;
-    s.err = CliError(st.message) + "\n" + kUsage;
+    s.err = CliError(st.error().message) + "\n" + kUsage;
   } else if (s.args.help) {
     s.exit = 0;
     s.out = kUsage;

@@ -112,6 +112,8 @@ class EventParser {
   // it here would cost a 208-byte memset per event).
   // With `consumed` set, the object may be followed by anything (the next
   // events): *consumed receives its length, and its end need not be known.
+  // (Not a Result, status.h: this runs once per event, and a failed event is no failure of
+  // the file — its caller makes the Diagnostic, with the file's offset, from error_offset().)
   bool Parse(const char* data, size_t len, EventFields* out, std::string* error,
              ByteBuffer* tpl = nullptr, IdTable* ids = nullptr, size_t* consumed = nullptr);
   bool ParseMetric(const char* data, size_t len, MetricFields* out, std::string* error);

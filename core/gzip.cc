@@ -82,17 +82,11 @@ void Inflater::Feed(std::string_view in, ByteBuffer& out) {
   }
 }
 
-bool Inflater::Finish(Diagnostic* problem) {
-  if (s_->failed) {
-    *problem = s_->problem;
-    return false;
-  }
-  if (s_->in_member) {
-    *problem = {Code::kTruncated, "", s_->consumed,
-                "gzip stream ends early; kept what inflated before the cut"};
-    return false;
-  }
-  return true;
+Status Inflater::Finish() {
+  if (s_->failed) return s_->problem;
+  if (s_->in_member)
+    return Diagnostic{Code::kTruncated, "", s_->consumed, "gzip stream ends early; kept what inflated before the cut"};
+  return {};
 }
 
 struct GzipWriter::State {

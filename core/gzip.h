@@ -2,7 +2,7 @@
 //
 //   Inflater inf(/*max_output=*/1 << 30);
 //   inf.Feed(chunk1, out); inf.Feed(chunk2, out);   // out grows with inflated bytes
-//   Diagnostic d; if (!inf.Finish(&d)) ...          // BAD_GZIP / TRUNCATED / TOO_LARGE
+//   if (Status s = inf.Finish(); !s.ok()) ...        // s.error(): BAD_GZIP / TRUNCATED
 //
 //   GzipWriter gz(sink); gz.Write("{...}"); gz.Finish();   // sink gets .gz bytes
 #pragma once
@@ -33,9 +33,9 @@ class Inflater {
   // Appends what `in` inflates to. After the first error, further input is
   // ignored; `out` keeps everything inflated before the damage.
   void Feed(std::string_view in, ByteBuffer& out);
-  // True when the stream ended cleanly. Otherwise fills *problem (code,
-  // offset = compressed byte offset, message).
-  bool Finish(Diagnostic* problem);
+  // Done when the stream ended cleanly; else what went wrong (code, offset = the
+  // compressed byte offset, message).
+  Status Finish();
 
  private:
   struct State;

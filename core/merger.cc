@@ -22,26 +22,23 @@
 
 namespace tracemerge {
 
-Status ParseUnit(std::string_view s, Unit* out) {
-  if (s == "time") *out = Unit::kTime;
-  else if (s == "step") *out = Unit::kStep;
-  else return Status::Error(Code::kUsage, "unit must be 'time' or 'step', not '" + std::string(s) + "'");
-  return {};
+Result<Unit> ParseUnit(std::string_view s) {
+  if (s == "time") return Unit::kTime;
+  if (s == "step") return Unit::kStep;
+  return Result<Unit>::Error(Code::kUsage, "unit must be 'time' or 'step', not '" + std::string(s) + "'");
 }
 
-Status ParseGroup(std::string_view s, Group* out) {
-  if (s == "source") *out = Group::kSource;
-  else if (s == "phase") *out = Group::kPhase;
-  else return Status::Error(Code::kUsage, "group must be 'source' or 'phase', not '" + std::string(s) + "'");
-  return {};
+Result<Group> ParseGroup(std::string_view s) {
+  if (s == "source") return Group::kSource;
+  if (s == "phase") return Group::kPhase;
+  return Result<Group>::Error(Code::kUsage, "group must be 'source' or 'phase', not '" + std::string(s) + "'");
 }
 
-Status ParseAlign(std::string_view s, Align* out) {
-  if (s == "none") *out = Align::kNone;
-  else if (s == "clocks") *out = Align::kClocks;
-  else if (s == "steps") *out = Align::kSteps;
-  else return Status::Error(Code::kUsage, "align must be 'clocks', 'steps' or 'none', not '" + std::string(s) + "'");
-  return {};
+Result<Align> ParseAlign(std::string_view s) {
+  if (s == "none") return Align::kNone;
+  if (s == "clocks") return Align::kClocks;
+  if (s == "steps") return Align::kSteps;
+  return Result<Align>::Error(Code::kUsage, "align must be 'clocks', 'steps' or 'none', not '" + std::string(s) + "'");
 }
 
 const char* AlignName(Align a) { return a == Align::kClocks ? "clocks" : a == Align::kSteps ? "steps" : "none"; }
@@ -224,7 +221,7 @@ Report Merger::Merge(const Sink& sink) {
   Job job = JoinSources(std::move(m.sources), m.Threads());
   IdentifySources(job);
   for (ParsedSource& s : job.sources) s.report.identity = s.identity;  // in the scan's report too: the page groups by it
-  report.fatal = ApplyClocks(job, m.opt.offsets_us);
+  if (Status clocks = ApplyClocks(job, m.opt.offsets_us); !clocks.ok()) report.fatal = clocks.error();
   lap("identity+clocks");
   plan(1);
   std::vector<Diagnostic> job_notes;
@@ -249,8 +246,10 @@ Report Merger::Merge(const Sink& sink) {
   Window window;
   bool ok = !Stopped(m.ticker, &report);
   if (ok) {
-    if (auto fatal = ResolveWindow(m.opt, shape, &window)) {
-      report.fatal = std::move(fatal);
+    Result<Window> resolved = ResolveWindow(m.opt, shape);
+    window = resolved.value();
+    if (!resolved.ok()) {
+      report.fatal = resolved.error();
       ok = false;
     }
     report.window_start_ns = window.start_ns;

@@ -99,9 +99,9 @@ struct Options {
 };
 
 // Parses "--only" style names and "time"/"step", "source"/"phase", "clocks"/"steps"/"none".
-Status ParseUnit(std::string_view s, Unit* out);
-Status ParseGroup(std::string_view s, Group* out);
-Status ParseAlign(std::string_view s, Align* out);
+Result<Unit> ParseUnit(std::string_view s);
+Result<Group> ParseGroup(std::string_view s);
+Result<Align> ParseAlign(std::string_view s);
 const char* AlignName(Align a);  // "none", "clocks", "steps"
 
 struct SourceReport {

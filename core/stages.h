@@ -49,7 +49,7 @@ std::vector<Diagnostic> TakeWarnings(Job& job);
 // whose PATH names no source (a typo, not an offset quietly dropped): the USAGE
 // error it returns.
 //   {ts 5 µs, baseTimeNanoseconds 1e18} → ts 1e18 + 5000 ns
-std::optional<Diagnostic> ApplyClocks(Job& job, const std::vector<std::pair<std::string, int64_t>>& offsets_us);
+Status ApplyClocks(Job& job, const std::vector<std::pair<std::string, int64_t>>& offsets_us);
 // Moves every timed event of s by ns (saturating; durations kept; metadata not before 0):
 // the one way an offset, --align or a clockless placement moves a source.
 void ShiftSource(ParsedSource& s, int64_t ns);
@@ -73,8 +73,9 @@ struct Window {
 };
 // The window options ask for, in ns: time bounds, or steps by the reference's
 // rule (start = the start step's first event; end = 1 µs before the end
-// step's). A fatal problem (a bound out of range, an unknown step) instead.
-std::optional<Diagnostic> ResolveWindow(const Options& options, const JobShape& shape, Window* window);
+// step's). A fatal problem (a bound out of range, an unknown step) instead, with the
+// window as far as it was resolved (the report shows it).
+Result<Window> ResolveWindow(const Options& options, const JobShape& shape);
 // Sets Event::keep: X slices overlapping the window, B/E (per thread) and
 // async pairs (per category and id) kept or dropped together, other events by ts.
 void ApplyWindow(const Window& window, Job& job);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace tracemerge {
 
@@ -64,12 +65,31 @@ struct Diagnostic {
   }
 };
 
-// The result of an operation that can fail as a whole (options, one input).
-struct Status {
-  Code code = Code::kOk;
-  std::string message;
-  bool ok() const { return code == Code::kOk; }
-  static Status Error(Code c, std::string msg) { return {c, std::move(msg)}; }
+// What fails as a whole — the options, one input's stream, a window, the clocks asked for —
+// gives a Result: its value, or the Diagnostic that says why (simdjson's simdjson_result<T>
+// idiom; no exceptions). A Status is a Result with no value. What a run collects on the way
+// (warnings, notes) stays a std::vector<Diagnostic>.
+//   Result<Unit> u = ParseUnit("week");  → !u.ok(), u.error().message "unit must be 'time' or 'step', not 'week'"
+//   if (Status s = ParseArgs(argv, &args); !s.ok()) print(s.error().message);
+struct Done {};  // (the value of a Status)
+template <class T = Done>
+class Result {
+ public:
+  Result() = default;                                   // ok, with T's default (a Status: done)
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: a value is a result
+  Result(Diagnostic error) : error_(std::move(error)) {}  // NOLINT: so is an error (its code not kOk)
+  Result(T so_far, Diagnostic error) : value_(std::move(so_far)), error_(std::move(error)) {}  // (what was done before it)
+  static Result Error(Code code, std::string message) { return Diagnostic{code, "", 0, std::move(message)}; }
+
+  bool ok() const { return error_.code == Code::kOk; }
+  const Diagnostic& error() const { return error_; }
+  const T& value() const { return value_; }
+  T& value() { return value_; }
+
+ private:
+  T value_{};
+  Diagnostic error_;
 };
+using Status = Result<>;
 
 }  // namespace tracemerge

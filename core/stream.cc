@@ -114,8 +114,9 @@ void SourceBytes::Inflate() {
       Grew();
     }
     std::string().swap(compressed_);
-    Diagnostic d;
-    if (!inflater_->Finish(&d)) warnings.push_back({d.code, path, d.offset, d.message + " (compressed offset)"});
+    const Status finished = inflater_->Finish();
+    const Diagnostic& d = finished.error();
+    if (!finished.ok()) warnings.push_back({d.code, path, d.offset, d.message + " (compressed offset)"});
     inflater_.reset();
   }
   size = data.size();

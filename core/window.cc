@@ -62,18 +62,19 @@ JobShape DescribeJob(const Job& job) {
   return shape;
 }
 
-std::optional<Diagnostic> ResolveWindow(const Options& opt, const JobShape& shape, Window* w) {
-  *w = Window{};
+Result<Window> ResolveWindow(const Options& opt, const JobShape& shape) {
+  Window win;
+  Window* w = &win;
   if (opt.unit == Unit::kTime) {
     const int64_t kMaxUs = INT64_MAX / 1000;
     for (auto [bound, out] : {std::pair{opt.start, &w->start_ns}, std::pair{opt.end, &w->end_ns}}) {
       if (!bound) continue;
       if (*bound > kMaxUs || *bound < -kMaxUs)
-        return Diagnostic{Code::kUsage, "", 0, "window bound out of range: " + std::to_string(*bound)};
+        return {win, Diagnostic{Code::kUsage, "", 0, "window bound out of range: " + std::to_string(*bound)}};
       *out = *bound * 1000;
     }
     w->bounded = opt.start || opt.end;
-    return std::nullopt;
+    return win;
   }
   w->start_step = opt.start;
   w->end_step = opt.end;
@@ -83,14 +84,14 @@ std::optional<Diagnostic> ResolveWindow(const Options& opt, const JobShape& shap
     const int64_t step = *bound;
     auto it = std::find_if(shape.steps.begin(), shape.steps.end(), [&](auto& p) { return p.first == step; });
     if (it == shape.steps.end())
-      return Diagnostic{Code::kUnknownStep, "", 0,
-                        "step " + std::to_string(*bound) + " not found; steps in this job (" + shape.steps_from +
-                            "): " + StepList(shape.steps)};
+      return {win, Diagnostic{Code::kUnknownStep, "", 0,
+                              "step " + std::to_string(*bound) + " not found; steps in this job (" + shape.steps_from +
+                                  "): " + StepList(shape.steps)}};
     // As the reference: the end step is excluded, the window ends 1 µs before it.
     if (is_start) w->start_ns = it->second;
     else w->end_ns = AddNs(it->second, -1000);
   }
-  return std::nullopt;
+  return win;
 }
 
 void ApplyWindow(const Window& w, Job& job) {

@@ -84,7 +84,7 @@ class JsMerger {
     merger_ = std::make_unique<tmg::Merger>(args_.options);
   }
 
-  std::string error() const { return status_.ok() ? "" : status_.message; }
+  std::string error() const { return status_.ok() ? "" : status_.error().message; }
   // in_folder: found in a folder (a dropped one, a walked one), not named by itself.
   void beginSource(const std::string& path, double size_hint, bool in_folder) {
     merger_->BeginSource(path, static_cast<uint64_t>(size_hint), in_folder);

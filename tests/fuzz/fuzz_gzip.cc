@@ -41,7 +41,9 @@ Result Inflate(std::string_view stream, std::string_view sizes, uint64_t limit) 
     inf.Feed(stream.substr(i, n), r.out);
     i += n;
   }
-  r.ok = inf.Finish(&r.problem);
+  const tracemerge::Status finished = inf.Finish();
+  r.ok = finished.ok();
+  r.problem = finished.error();
   return r;
 }
 

@@ -152,8 +152,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Inflater inf(uint64_t{1} << 32);
     ByteBuffer text;
     inf.Feed(out, text);
-    Diagnostic d;
-    if (!inf.Finish(&d)) Fail("gzipped output does not inflate:", d.ToString());
+    const Status finished = inf.Finish();
+    const Diagnostic& d = finished.error();
+    if (!finished.ok()) Fail("gzipped output does not inflate:", d.ToString());
     out.assign(text.view());
   }
   if (const char* dump = std::getenv("FUZZ_MERGE_DUMP")) {  // to look at a finding's output

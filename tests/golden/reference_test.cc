@@ -54,8 +54,14 @@ Options ToOptions(const std::vector<std::string>& words) {
     const std::string &k = words[i], &v = words[i + 1];
     if (k == "--start") o.start = std::stoll(v);
     if (k == "--end") o.end = std::stoll(v);
-    if (k == "--unit") EXPECT_TRUE(ParseUnit(v, &o.unit).ok());
-    if (k == "--group") EXPECT_TRUE(ParseGroup(v, &o.group).ok());
+    if (k == "--unit") {
+      EXPECT_TRUE(ParseUnit(v).ok());
+      o.unit = ParseUnit(v).value();
+    }
+    if (k == "--group") {
+      EXPECT_TRUE(ParseGroup(v).ok());
+      o.group = ParseGroup(v).value();
+    }
     if (k == "--only") {
       if (!only) o.kinds = 0;
       only = true;

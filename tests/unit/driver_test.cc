@@ -65,7 +65,7 @@ TEST(Driver, TheOptionTableIsWhatTheCliParsesAndLists) {
     EXPECT_TRUE(ParseArgs(argv, &a).ok()) << value;
     if (takes != "nothing") {
       const Status missing = ParseArgs({flag}, &a);
-      EXPECT_EQ(missing.message, flag + " needs " + text(o["needs"]));
+      EXPECT_EQ(missing.error().message, flag + " needs " + text(o["needs"]));
     }
   }
   EXPECT_GE(n, 20u);

@@ -26,8 +26,9 @@ TEST(Gzip, RoundTripInAnyChunkSize) {
     Inflater inf(1 << 30);
     ByteBuffer out;
     for (size_t i = 0; i < gz.size(); i += chunk) inf.Feed(std::string_view(gz).substr(i, chunk), out);
-    Diagnostic d;
-    EXPECT_TRUE(inf.Finish(&d)) << "chunk " << chunk << ": " << d.message;
+    const Status finished = inf.Finish();
+    const Diagnostic& d = finished.error();
+    EXPECT_TRUE(finished.ok()) << "chunk " << chunk << ": " << d.message;
     EXPECT_EQ(out.view(), text) << "chunk " << chunk;
   }
 }
@@ -37,8 +38,9 @@ TEST(Gzip, ConcatenatedMembers) {
   Inflater inf(1 << 20);
   ByteBuffer out;
   inf.Feed(gz, out);
-  Diagnostic d;
-  EXPECT_TRUE(inf.Finish(&d));
+  const Status finished = inf.Finish();
+  const Diagnostic& d = finished.error();
+  EXPECT_TRUE(finished.ok());
   EXPECT_EQ(out.view(), "abcdef");
 }
 
@@ -48,8 +50,9 @@ TEST(Gzip, TruncatedStreamKeepsThePrefix) {
   Inflater inf(1 << 30);
   ByteBuffer out;
   inf.Feed(std::string_view(gz).substr(0, gz.size() / 2), out);
-  Diagnostic d;
-  EXPECT_FALSE(inf.Finish(&d));
+  const Status finished = inf.Finish();
+  const Diagnostic& d = finished.error();
+  EXPECT_FALSE(finished.ok());
   EXPECT_EQ(d.code, Code::kTruncated);
   EXPECT_GT(out.size(), 0u);
   EXPECT_EQ(out.view(), text.substr(0, out.size()));
@@ -61,8 +64,9 @@ TEST(Gzip, CorruptDataIsBadGzipWithOffset) {
   Inflater inf(1 << 30);
   ByteBuffer out;
   inf.Feed(gz, out);
-  Diagnostic d;
-  EXPECT_FALSE(inf.Finish(&d));
+  const Status finished = inf.Finish();
+  const Diagnostic& d = finished.error();
+  EXPECT_FALSE(finished.ok());
   EXPECT_TRUE(d.code == Code::kBadGzip || d.code == Code::kTruncated) << d.message;
 }
 
@@ -71,8 +75,9 @@ TEST(Gzip, InflateLimitStopsABomb) {
   Inflater inf(1 << 20);
   ByteBuffer out;
   inf.Feed(gz, out);
-  Diagnostic d;
-  EXPECT_FALSE(inf.Finish(&d));
+  const Status finished = inf.Finish();
+  const Diagnostic& d = finished.error();
+  EXPECT_FALSE(finished.ok());
   EXPECT_EQ(d.code, Code::kTooLarge);
   EXPECT_EQ(out.size(), size_t{1} << 20);
 }

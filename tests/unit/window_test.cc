@@ -26,8 +26,8 @@ TEST(Window, ShapeStepsAndTheReferenceRule) {
   o.unit = Unit::kStep;
   o.start = 1;
   o.end = 3;
-  Window w;
-  ASSERT_FALSE(ResolveWindow(o, shape, &w));
+  ASSERT_TRUE(ResolveWindow(o, shape).ok());
+  const Window w = ResolveWindow(o, shape).value();
   EXPECT_EQ(w.start_ns, 10000);
   EXPECT_EQ(w.end_ns, 29000) << "1 µs before the end step";
   ApplyWindow(w, job);
@@ -35,10 +35,10 @@ TEST(Window, ShapeStepsAndTheReferenceRule) {
   for (const Event& e : job.sources[0].events) kept += e.keep;
   EXPECT_EQ(kept, 2) << "step 3's slice starts after the window";
   o.end = 9;
-  auto fatal = ResolveWindow(o, shape, &w);
-  ASSERT_TRUE(fatal);
-  EXPECT_EQ(fatal->code, Code::kUnknownStep);
-  EXPECT_NE(fatal->message.find("1-3"), std::string::npos) << fatal->message;
+  const Result<Window> bad = ResolveWindow(o, shape);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, Code::kUnknownStep);
+  EXPECT_NE(bad.error().message.find("1-3"), std::string::npos) << bad.error().message;
 }
 
 TEST(Window, PairsAreKeptOrDroppedTogether) {
