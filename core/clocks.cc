@@ -8,23 +8,6 @@
 #include "stages.h"
 
 namespace tracemerge {
-namespace {
-
-// "smdebug header start_time_since_epoch_in_micros=1594662597687738": what the summary says.
-std::string TimeBaseText(const TimeBase& tb) {
-  switch (tb.kind) {
-    case BaseKind::kNone: return "none: times stay relative";  // (align.cc places it, and says so)
-    case BaseKind::kSmdebugHeader: return "smdebug header start_time_since_epoch_in_micros=" + tb.value;
-    case BaseKind::kTfSidecar: return "TF sidecar " + tb.value + (tb.detail.empty() ? "" : " (" + tb.detail + ")");
-    case BaseKind::kKinetoBase: return "baseTimeNanoseconds=" + tb.value;
-    case BaseKind::kUnixMicros: return "Unix µs in the file";
-    case BaseKind::kUnixSeconds: return "Unix seconds in each line";
-    case BaseKind::kXPlaneStart: return "Task Environment profile_start_time=" + tb.value + " ns";
-  }
-  return "";
-}
-
-}  // namespace
 
 bool PathMatches(std::string_view path, std::string_view pattern) {
   if (pattern.empty()) return false;

@@ -17,6 +17,25 @@ enum class Field {
   kOther, kArgs, kId2, kPid, kTid, kTs, kDur, kId, kBindId, kPh, kName, kCat, kTts, kTdur, kFlowIn, kFlowOut
 };
 
+// The arguments the formats read (registry.h), and a bit per length one has.
+struct ArgKeyText {
+  std::string_view key;
+  bool unquoted;
+};
+#define TRACEMERGE_ARG_TEXT(id, key, unquoted) {key, unquoted},
+constexpr ArgKeyText kArgKey[kArgKeys] = {TRACEMERGE_ARG_KEYS(TRACEMERGE_ARG_TEXT)};
+constexpr uint64_t ArgKeyLengths() {
+  uint64_t bits = 0;
+  for (const ArgKeyText& a : kArgKey) bits |= a.key.size() < 64 ? uint64_t{1} << a.key.size() : 0;
+  return bits;
+}
+constexpr uint64_t kArgKeyLengths = ArgKeyLengths();
+static_assert([] {
+  for (const ArgKeyText& a : kArgKey)
+    if (a.key.empty() || a.key.size() >= 64) return false;
+  return true;
+}(), "an argument key is 1 to 63 bytes long");
+
 Field FieldOf(std::string_view k) {
   auto is = [&](const char* word) { return std::memcmp(k.data(), word, k.size()) == 0; };
   switch (k.size()) {
@@ -165,17 +184,12 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
           const size_t at = out->size();
           if (!r.Value(2, &tok)) return false;
           if (tok.size() > 2 && tok[0] == '"' && !NumberToken(tok).empty()) number_strings_.push_back({at, akey == "sort_index"});
-          switch (akey.size()) {  // (by length first: most keys are none of these)
-            case 3: if (akey == "Seq") f->arg_seq = tok; break;
-            case 4:
-              if (akey == "name") f->arg_name = Unquote(tok);
-              else if (akey == "rank") f->arg_rank = tok;
-              break;
-            case 6: if (akey == "labels") f->arg_labels = Unquote(tok); break;
-            case 8: if (akey == "step_num") f->arg_step_num = tok; break;
-            case 15: if (akey == "Collective name") f->arg_collective = tok; break;
-            case 18: if (akey == "Process Group Name") f->arg_group = tok; break;
-            case 32: if (akey == "start_time_since_epoch_in_micros") f->arg_start_time = tok; break;
+          if (akey.size() < 64 && (kArgKeyLengths >> akey.size() & 1)) {  // (by length first: most keys are none)
+            for (size_t k = 0; k < kArgKeys; k++)
+              if (akey.size() == kArgKey[k].key.size() && akey[0] == kArgKey[k].key[0] && akey == kArgKey[k].key) {
+                f->args[k] = kArgKey[k].unquoted ? Unquote(tok) : tok;
+                break;
+              }
           }
           return true;
         });

@@ -19,27 +19,25 @@
 #include <vector>
 
 #include "buffer.h"
+#include "formats/registry.h"
 #include "simdjson.h"
 
 namespace tracemerge {
+
+#define TRACEMERGE_ARG_ID(id, key, unquoted) id,
+enum class ArgKey : uint8_t { TRACEMERGE_ARG_KEYS(TRACEMERGE_ARG_ID) };
+constexpr size_t kArgKeys = 0 TRACEMERGE_ARG_KEYS(TRACEMERGE_ONE);
 
 // Raw tokens (trimmed; strings keep their quotes unless noted). Empty = absent.
 struct EventFields {
   std::string_view ph, name, cat;  // string contents, quotes stripped
   std::string_view ts, dur, pid, tid;
   std::string_view id, bind_id, id2_global;
-  std::string_view arg_name;        // args.name (process_name/thread_name), unquoted
-  std::string_view arg_start_time;  // args.start_time_since_epoch_in_micros (smdebug)
-  std::string_view arg_step_num;    // args.step_num (smdebug pythontimeline)
-  std::string_view arg_labels;      // args.labels (Kineto's process_labels: "GPU 1"), unquoted
-  // Kineto's collectives (record_param_comms, NCCL kernels): raw tokens.
-  std::string_view arg_collective;  // args["Collective name"]
-  std::string_view arg_seq;         // args.Seq
-  std::string_view arg_group;       // args["Process Group Name"]
-  std::string_view arg_rank;        // args.rank (a file of several ranks merged, as TraceLens writes): raw token
+  std::string_view args[kArgKeys];  // the arguments the formats read (registry.h TRACEMERGE_ARG_KEYS)
   int64_t dur_ns = -1;              // dur parsed; -1 when absent, negative or not a number
   unsigned converted = 0;           // Conversion bits: what the template writes otherwise than read
   bool ph_not_string = false;       // ph was there but not a string (then ph is empty)
+  std::string_view arg(ArgKey key) const { return args[static_cast<size_t>(key)]; }
 };
 
 // What the template writes in another form than the input, so that Perfetto's

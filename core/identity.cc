@@ -4,7 +4,6 @@
 #include <map>
 #include <set>
 
-#include "formats/tf_profiler.h"
 #include "numbers.h"
 
 namespace tracemerge {
@@ -71,9 +70,6 @@ void SplitStreamsIntoSeries(Job& job) {
 void IdentifySources(Job& job) {
   SplitRanks(job.sources);
   job.facts = JobFacts{};
-  for (const ParsedSource& s : job.sources)
-    if (s.cls.kind == Kind::kSidecar)
-      if (auto sc = ParseSidecar(s.path)) job.facts.sidecars.emplace(sc->step_dir, s.path);
   std::set<std::string> runs;
   auto identify = [&](ParsedSource& s) {
     s.identity = FormatOf(s.cls.format).Identify(s, job.facts);
@@ -83,20 +79,13 @@ void IdentifySources(Job& job) {
     if (!s.identity.run.empty()) runs.insert(s.identity.run);
     if (!s.identity.host_note.empty()) s.Warn(Code::kNote, 0, s.identity.host_note);
   };
-  // (skipped, filtered out, a sidecar: no events, no identity.) TF traces (and
-  // XSpaces in TF step folders) last: which sidecar is theirs may take the other
-  // sources' hosts.
+  // (skipped, filtered out, a sidecar: no events, no identity.) In two rounds
+  // (format.h IdentifiedSecond): a TF trace's sidecar may take the others' hosts.
   for (ParsedSource& s : job.sources)
-    if (s.report.included && !SidecarPlaced(s)) identify(s);
-  ChooseTfClocks(job.sources, &job.facts);
-  for (ParsedSource& s : job.sources) {
-    if (!s.report.included || !SidecarPlaced(s)) continue;
-    identify(s);
-    auto it = job.facts.tf_clocks.find(s.path);
-    const bool placed = FormatOf(s.cls.format).Clock(s, job.facts).kind == BaseKind::kTfSidecar;
-    if (it != job.facts.tf_clocks.end() && it->second.code != Code::kOk && placed)
-      s.Warn(it->second.code, 0, "placed by TF sidecar " + it->second.sidecar + ": " + it->second.detail);
-  }
+    if (s.report.included && !FormatOf(s.cls.format).IdentifiedSecond(s)) identify(s);
+  for (FormatId f : kFormatOrder) FormatOf(f).LearnJob(job.sources, &job.facts);
+  for (ParsedSource& s : job.sources)
+    if (s.report.included && FormatOf(s.cls.format).IdentifiedSecond(s)) identify(s);
   SplitStreamsIntoSeries(job);
   job.runs = runs.size();
   std::map<std::pair<std::string, std::string>, uint32_t> domains;  // (run, host or stream) → domain

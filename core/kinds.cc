@@ -58,9 +58,7 @@ Classification Classify(std::string_view path, std::string_view head) {
   if (base == "python_stats") return skip("cProfile statistics, not a trace", true);
   if (EndsWith(base, ".tmp")) return skip("temporary file of a writer still running", true);
   if (base.find(".tfevents.") != std::string_view::npos) return skip("TensorBoard event file", true);
-#define TRACEMERGE_FORMAT_ID(id, ...) FormatId::id,
-  static constexpr FormatId kOrder[] = {TRACEMERGE_FORMATS(TRACEMERGE_FORMAT_ID)};  // (the registry's order)
-  for (FormatId id : kOrder)
+  for (FormatId id : kFormatOrder)
     if (FormatOf(id).Recognise(path, head, &c)) {
       c.format = id;
       return c;

@@ -26,7 +26,6 @@ enum class Kind : uint8_t { TRACEMERGE_EVENT_KINDS(TRACEMERGE_KIND_ID) TRACEMERG
 enum class FormatId : uint8_t { kNone, TRACEMERGE_FORMATS(TRACEMERGE_KIND_ID) };
 const char* FormatName(FormatId id);  // "smdebug", "tf_profiler", "system_metrics", "kineto", "chrome", "xplane", ""
 
-#define TRACEMERGE_ONE(...) +1
 constexpr unsigned kEventKinds = 0 TRACEMERGE_EVENT_KINDS(TRACEMERGE_ONE);
 constexpr unsigned kFormats = 0 TRACEMERGE_FORMATS(TRACEMERGE_ONE);
 constexpr unsigned kAllKinds = (1u << kEventKinds) - 1;  // every kind with events

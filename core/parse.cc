@@ -190,17 +190,17 @@ void SourceParser::Add(Span sp, const EventFields& f, size_t mark) {
   };
   static_assert(kSurrogate == 1u << 6 && kBadUtf8 == 1u << 8, "the bits counted for names");
   if (ph == 'M' && f.name == "process_name") {
-    s_.procs[proc].name = name(f.arg_name);
+    s_.procs[proc].name = name(f.arg(ArgKey::kName));
     r.metadata_merged++;
     return;
   }
   if (ph == 'M' && f.name == "process_labels") {  // (and carried: its template, repaired, counts the repair)
     bool changed = false, bad = false;
-    s_.procs[proc].labels = WithValidUtf8(WithoutSurrogateEscapes(f.arg_labels, &changed), &bad);
+    s_.procs[proc].labels = WithValidUtf8(WithoutSurrogateEscapes(f.arg(ArgKey::kLabels), &changed), &bad);
   }
   const uint32_t thread = ThreadIndex(proc, Unquote(f.tid));
   if (ph == 'M' && f.name == "thread_name") {
-    s_.threads[thread].name = name(f.arg_name);
+    s_.threads[thread].name = name(f.arg(ArgKey::kName));
     r.metadata_merged++;
     return;
   }

@@ -87,11 +87,11 @@ struct OutTracks {
 };
 
 // A process's name in its source: its own, its labels (Kineto names every GPU's process after
-// its CPU process: then the labels alone), "metrics" for system metrics, else its pid.
+// its CPU process: then the labels alone), else its pid — or what its format calls them ("metrics").
 std::string ProcessName(const ParsedSource& s, const Proc& p, const std::map<std::string, int>& names) {
   std::string pname = !p.name.empty() ? p.name : "pid " + JsonEscape(p.pid_text.empty() ? "-" : p.pid_text);
   if (!p.labels.empty()) pname = p.labels + (p.name.empty() || names.at(p.name) > 1 ? "" : " · " + p.name);
-  if (s.cls.kind == Kind::kSystem) pname = "metrics";
+  if (const std::string_view named = FormatOf(s.cls.format).ProcessName(s); !named.empty()) pname = named;
   return pname;
 }
 

@@ -25,7 +25,7 @@ const Format& FormatOf(FormatId id) {
 
 const char* BaseKindName(BaseKind kind) {
   switch (kind) {
-#define TRACEMERGE_BASE_NAME(id, name, label) \
+#define TRACEMERGE_BASE_NAME(id, name, ...) \
   case BaseKind::id: return name;
     TRACEMERGE_BASE_KINDS(TRACEMERGE_BASE_NAME)
   }
@@ -34,11 +34,27 @@ const char* BaseKindName(BaseKind kind) {
 
 const char* BaseKindLabel(BaseKind kind) {
   switch (kind) {
-#define TRACEMERGE_BASE_LABEL(id, name, label) \
+#define TRACEMERGE_BASE_LABEL(id, name, label, ...) \
   case BaseKind::id: return label;
     TRACEMERGE_BASE_KINDS(TRACEMERGE_BASE_LABEL)
   }
   return "none";
+}
+
+std::string TimeBaseText(const TimeBase& tb) {
+  const char* said = "";
+  switch (tb.kind) {
+#define TRACEMERGE_BASE_SAID(id, name, label, text) \
+  case BaseKind::id: said = text; break;
+    TRACEMERGE_BASE_KINDS(TRACEMERGE_BASE_SAID)
+  }
+  std::string out = said;
+  auto put = [&](std::string_view mark, const std::string& with) {
+    if (const size_t at = out.find(mark); at != std::string::npos) out.replace(at, mark.size(), with);
+  };
+  put("{value}", tb.value);
+  put("{detail}", tb.detail.empty() ? "" : " (" + tb.detail + ")");
+  return out;
 }
 
 const char* StepKindText(StepKind kind) {

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "kinds.h"
 #include "status.h"
@@ -69,6 +70,9 @@ struct TimeBase {
   std::string why;      // why that one, where there was a choice (what the page's table says): "algo-2's: its Horovod ops line up"
   std::string detail;   // and in full, with what was measured (the report's time_base)
 };
+// What the CLI's summary says of it (registry.h's said, filled in):
+//   {kSmdebugHeader, …, "1594662597687738"} → "smdebug header start_time_since_epoch_in_micros=1594662597687738"
+std::string TimeBaseText(const TimeBase& tb);
 
 // Which marks are steps (registry.h): every source's own kind; the job takes
 // the first kind (in this order) any source has.
@@ -127,9 +131,20 @@ class Format {
   // its lines itself, into events with their templates: true when it did.
   virtual bool ReadLines(ParsedSource&, std::string_view /*data*/, LineContext&) const { return false; }
 
+  // Once every file is read, the sources are identified in two rounds: those whose
+  // clock or host is chosen among the others' (a TF trace in smdebug's step folder, by
+  // its sidecars and the hosts' Horovod ops) in the second, after every format has
+  // learnt what the first round's identities tell it (identity.cc IdentifySources).
+  virtual bool IdentifiedSecond(const ParsedSource&) const { return false; }
+  virtual void LearnJob(std::vector<ParsedSource>& /*sources*/, JobFacts* /*job*/) const {}
+
   // Once every file is read: its time base and who recorded it.
   virtual TimeBase Clock(const ParsedSource& s, const JobFacts& job) const = 0;
   virtual Identity Identify(const ParsedSource& s, const JobFacts& job) const = 0;
+
+  // What its processes are called in the output instead of their own names
+  // ("metrics": system metrics'), or "" to keep theirs (tracks.cc ProcessName).
+  virtual std::string_view ProcessName(const ParsedSource&) const { return {}; }
 
   // A sample the page's overview plots beside the density (system metrics): its event's
   // dimension ("CPUUtilization") and value; false for an event of no such sample.
@@ -140,6 +155,9 @@ class Format {
 
 // The format of a source (Classification::format).
 const Format& FormatOf(FormatId id);
+// Every format, in the registry's order (the order they are asked).
+#define TRACEMERGE_FORMAT_ID(id, ...) FormatId::id,
+constexpr FormatId kFormatOrder[] = {TRACEMERGE_FORMATS(TRACEMERGE_FORMAT_ID)};
 
 // The parts of identities the formats share.
 // "job/framework/pevents/…" → "job" (an smdebug job's root: what holds framework/ or system/), else "".

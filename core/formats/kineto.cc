@@ -73,9 +73,9 @@ class Kineto final : public Format {
   }
 
   void ReadEvent(ParsedSource& s, uint32_t index, char ph, const EventFields& f) const override {
-    if (!f.arg_rank.empty()) {  // a merge of ranks' files (TraceLens): each event says its rank
+    if (!f.arg(ArgKey::kRank).empty()) {  // a merge of ranks' files (TraceLens): each event says its rank
       Proc& p = s.procs[s.threads[s.events[index].thread].proc];
-      const std::optional<int64_t> rank = ParseScaled(f.arg_rank, 1);
+      const std::optional<int64_t> rank = ParseScaled(f.arg(ArgKey::kRank), 1);
       const int64_t r = rank && *rank >= 0 && *rank < (int64_t{1} << 31) ? *rank : kRanksDisagree;
       if (p.rank == kNoRank) p.rank = r;
       else if (p.rank != r) p.rank = kRanksDisagree;
@@ -88,7 +88,7 @@ class Kineto final : public Format {
       }
     }
     if (ph != 'X') return;
-    const std::string_view collective = Unquote(f.arg_collective);
+    const std::string_view collective = Unquote(f.arg(ArgKey::kCollective));
     Anchor a;
     a.event = index;
     std::string_view op, name = f.name;
@@ -110,9 +110,9 @@ class Kineto final : public Format {
     }
     // With a sequence number the collective is named by its group and number
     // (the same on every rank); without, by its group, op and name, and place.
-    a.seq = !f.arg_seq.empty();
-    a.key = std::string(Unquote(f.arg_group)) + '\x1f' + std::string(op) + '\x1f' +
-            (a.seq ? "seq " + std::string(Unquote(f.arg_seq)) : std::string(name));
+    a.seq = !f.arg(ArgKey::kSeq).empty();
+    a.key = std::string(Unquote(f.arg(ArgKey::kGroup))) + '\x1f' + std::string(op) + '\x1f' +
+            (a.seq ? "seq " + std::string(Unquote(f.arg(ArgKey::kSeq))) : std::string(name));
     s.anchors.push_back(std::move(a));
   }
 

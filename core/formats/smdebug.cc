@@ -52,8 +52,8 @@ class Smdebug final : public Format {
   }
 
   Header ReadHeader(ParsedSource& s, const EventFields& f, uint64_t offset) const override {
-    if (f.ph != "M" || f.name != "process_name" || f.arg_start_time.empty()) return Header::kNo;
-    const auto base = ParseMicros(f.arg_start_time);
+    if (f.ph != "M" || f.name != "process_name" || f.arg(ArgKey::kStartTime).empty()) return Header::kNo;
+    const auto base = ParseMicros(f.arg(ArgKey::kStartTime));
     if (!base) {
       s.Warn(Code::kBadEvent, offset, "start_time_since_epoch_in_micros is not a number");
       return Header::kBad;
@@ -66,8 +66,8 @@ class Smdebug final : public Format {
   }
 
   void ReadEvent(ParsedSource& s, uint32_t index, char ph, const EventFields& f) const override {
-    if (s.cls.kind == Kind::kPythonTimeline && !f.arg_step_num.empty()) {
-      if (auto step = ParseScaled(f.arg_step_num, 1)) {
+    if (s.cls.kind == Kind::kPythonTimeline && !f.arg(ArgKey::kStepNum).empty()) {
+      if (auto step = ParseScaled(f.arg(ArgKey::kStepNum), 1)) {
         s.step_kind = StepKind::kStepNum;
         s.steps.push_back({*step, index});
       }

@@ -97,6 +97,8 @@ class SystemMetrics final : public Format {
     return true;
   }
 
+  std::string_view ProcessName(const ParsedSource&) const override { return "metrics"; }
+
   TimeBase Clock(const ParsedSource&, const JobFacts&) const override { return {BaseKind::kUnixSeconds, 0, "", "", ""}; }
 
   Identity Identify(const ParsedSource& s, const JobFacts&) const override {

@@ -61,6 +61,22 @@ class TfProfiler final : public Format {
     }
   }
 
+  // Its clock and host among its step folder's sidecars (and an XSpace's there),
+  // once the other sources' hosts are known: a guess or an unknown host said.
+  bool IdentifiedSecond(const ParsedSource& s) const override { return SidecarPlaced(s); }
+  void LearnJob(std::vector<ParsedSource>& sources, JobFacts* job) const override {
+    for (const ParsedSource& s : sources)
+      if (s.cls.kind == Kind::kSidecar)
+        if (auto sc = ParseSidecar(s.path)) job->sidecars.emplace(sc->step_dir, s.path);
+    ChooseTfClocks(sources, job);
+    for (ParsedSource& s : sources) {
+      auto it = job->tf_clocks.find(s.path);
+      if (!s.report.included || it == job->tf_clocks.end() || it->second.code == Code::kOk) continue;
+      if (FormatOf(s.cls.format).Clock(s, *job).kind == BaseKind::kTfSidecar)
+        s.Warn(it->second.code, 0, "placed by TF sidecar " + it->second.sidecar + ": " + it->second.detail);
+    }
+  }
+
   TimeBase Clock(const ParsedSource& s, const JobFacts& job) const override {
     auto it = job.tf_clocks.find(s.path);
     if (it == job.tf_clocks.end()) return {};

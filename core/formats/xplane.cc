@@ -27,6 +27,7 @@
 #include "formats/collectives.h"
 #include "formats/format.h"
 #include "formats/protobuf.h"
+#include "formats/tf_profiler.h"
 #include "numbers.h"
 #include "event_parser.h"
 #include "source.h"
@@ -400,6 +401,9 @@ class XPlane final : public Format {
     if (!r.Space(data)) s.Warn(Code::kNotATrace, 0, "no plane in this XSpace");
     return true;
   }
+
+  // In smdebug's TF step folder: placed among its sidecars as a TF trace is (tf_profiler.cc).
+  bool IdentifiedSecond(const ParsedSource& s) const override { return SidecarPlaced(s); }
 
   // Its Task Environment's start; else, in smdebug's TF step folder, the sidecar
   // the TF profiler's rules choose (tf_profiler_clock.cc), as for a TF trace.

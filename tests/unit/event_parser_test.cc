@@ -61,8 +61,8 @@ TEST(EventParser, PullsTheFieldsTheMergeNeeds) {
   EXPECT_EQ(f.tid, "-1");
   EXPECT_EQ(f.cat, "c");
   EXPECT_EQ(IdKey(f.id), "0x1a");
-  EXPECT_EQ(f.arg_step_num, "\"3\"");
-  EXPECT_EQ(f.arg_name, "n");
+  EXPECT_EQ(f.arg(ArgKey::kStepNum), "\"3\"");
+  EXPECT_EQ(f.arg(ArgKey::kName), "n");
 }
 
 TEST(EventParser, RejectsInvalidJson) {

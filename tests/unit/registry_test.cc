@@ -115,7 +115,7 @@ TEST(Registry, EveryKindHasItsNameAndTheFilterAndTheKindTableTakeIt) {
 
 TEST(Registry, TimeBasesAndStepKindsHaveNamesOfTheirOwn) {
   std::set<std::string> names, labels, texts;
-#define TRACEMERGE_TEST_BASE(id, name, label)                    \
+#define TRACEMERGE_TEST_BASE(id, name, label, said)              \
   EXPECT_EQ(BaseKindName(BaseKind::id), std::string(name));     \
   EXPECT_EQ(BaseKindLabel(BaseKind::id), std::string(label));   \
   EXPECT_TRUE(names.insert(name).second) << name;               \
@@ -128,4 +128,15 @@ TEST(Registry, TimeBasesAndStepKindsHaveNamesOfTheirOwn) {
 }
 
 }  // namespace
+// What the summary says of a time base: the registry's words, filled in, none left unfilled.
+TEST(Registry, ATimeBaseIsSaidWithWhatItWasReadFrom) {
+  EXPECT_EQ(TimeBaseText({BaseKind::kTfSidecar, 0, "a.metadata", "", ""}), "TF sidecar a.metadata");
+  EXPECT_EQ(TimeBaseText({BaseKind::kTfSidecar, 0, "a.metadata", "", "its host's"}), "TF sidecar a.metadata (its host's)");
+  EXPECT_EQ(TimeBaseText({BaseKind::kXPlaneStart, 0, "17", "", ""}), "Task Environment profile_start_time=17 ns");
+  EXPECT_EQ(TimeBaseText({}), "none: times stay relative");
+#define TRACEMERGE_TEST_SAID(id, name, label, said) \
+  EXPECT_EQ(TimeBaseText({BaseKind::id, 0, "V", "W", "D"}).find('{'), std::string::npos) << name;
+  TRACEMERGE_BASE_KINDS(TRACEMERGE_TEST_SAID)
+}
+
 }  // namespace tracemerge::test
