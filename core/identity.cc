@@ -15,7 +15,7 @@ namespace {
 // one before it by half the shorter or more (two jobs' "rank 0" of the same pid
 // side by side), or marks a step its series already has (a second run of the
 // job), starts a series of its own: "rank 0 · host-a · pid 7 #2" — never one
-// rank's steps stretched over two runs.
+// rank's steps stretched over two runs. (For the formats whose streams repeat: format.h.)
 void SplitStreamsIntoSeries(Job& job) {
   struct File {
     int64_t start = INT64_MAX, end = INT64_MIN;
@@ -24,7 +24,7 @@ void SplitStreamsIntoSeries(Job& job) {
   std::map<std::pair<std::string, std::string>, std::vector<File>> streams;  // (run, stream) → its files
   for (size_t i = 0; i < job.sources.size(); i++) {
     const ParsedSource& s = job.sources[i];
-    if (s.report.included && s.cls.format == FormatId::kKineto)
+    if (s.report.included && FormatOf(s.cls.format).StreamsRepeat())
       streams[{s.identity.run, s.identity.stream}].push_back(File{INT64_MAX, INT64_MIN, i});
   }
   for (auto& [key, files] : streams) {

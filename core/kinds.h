@@ -49,7 +49,7 @@ struct Classification {
   Kind kind = Kind::kSkipped;
   FormatId format = FormatId::kNone;
   std::string node;    // node / host / file label used in track names
-  std::string reason;  // why it was skipped
+  std::string reason;  // why it was skipped; what a file of no events is for (a TF sidecar's time base)
   bool quiet = false;  // skipped as expected (.pb, python_stats): a note, not a warning
   bool earlier_output = false;  // named as the reference writes its merged output (*_merged_timeline.json)
 };

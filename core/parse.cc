@@ -332,7 +332,7 @@ ParsedSource ParseSource(SourceBytes& in, const ParseLimits& limits, EventParser
   }
   if (s.cls.kind == Kind::kSidecar) {
     r.included = false;
-    r.note = "TF time base (start " + s.cls.node + ")";
+    r.note = s.cls.reason;
     return s;
   }
   if (!(limits.kinds & KindBit(s.cls.kind))) {

@@ -114,15 +114,7 @@ std::vector<ParsedSource> Split(ParsedSource& s) {
   pieces[0].warnings = std::move(s.warnings);
   std::string said;
   for (size_t k = 0; k < order.size(); k++) said += (k ? ", " : "") + std::to_string(order[k]);
-  if (s.cls.format == FormatId::kXPlane)  // (a device's plane: its own collectives, its own waits)
-    pieces[0].Warn(Code::kNote, 0,
-                   "holds " + std::to_string(order.size()) + " devices' planes: read as one source per device" +
-                       (rankless ? ", and one for the host's planes" : ""));
-  else
-    pieces[0].Warn(Code::kNote, 0,
-                   "holds " + std::to_string(order.size()) + " ranks (its events' args.rank: " + said +
-                       "), as a merge of ranks' traces does: read as one source per rank" +
-                       (rankless ? ", and one for the processes whose events say no rank" : ""));
+  pieces[0].Warn(Code::kNote, 0, FormatOf(s.cls.format).SplitNote(order.size(), said, rankless));
   return pieces;
 }
 

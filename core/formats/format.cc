@@ -41,6 +41,12 @@ const char* BaseKindLabel(BaseKind kind) {
   return "none";
 }
 
+std::string Format::SplitNote(size_t pieces, const std::string& ranks, bool rankless) const {
+  return "holds " + std::to_string(pieces) + " ranks (its events' args.rank: " + ranks +
+         "), as a merge of ranks' traces does: read as one source per rank" +
+         (rankless ? ", and one for the processes whose events say no rank" : "");
+}
+
 std::string TimeBaseText(const TimeBase& tb) {
   const char* said = "";
   switch (tb.kind) {

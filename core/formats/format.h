@@ -142,6 +142,14 @@ class Format {
   virtual TimeBase Clock(const ParsedSource& s, const JobFacts& job) const = 0;
   virtual Identity Identify(const ParsedSource& s, const JobFacts& job) const = 0;
 
+  // Whether the files of one stream (Identity::stream) that overlap in time or
+  // mark the same steps are runs of their own (Kineto: a rank's traces of two
+  // jobs), not one stream rotated into files (identity.cc SplitStreamsIntoSeries).
+  virtual bool StreamsRepeat() const { return false; }
+  // What the report says of a file split into sources by its processes' ranks
+  // (ranks.cc): "holds 4 ranks (its events' args.rank: 0, 1, 2, 3), …".
+  virtual std::string SplitNote(size_t pieces, const std::string& ranks, bool rankless) const;
+
   // What its processes are called in the output instead of their own names
   // ("metrics": system metrics'), or "" to keep theirs (tracks.cc ProcessName).
   virtual std::string_view ProcessName(const ParsedSource&) const { return {}; }

@@ -125,6 +125,8 @@ class Kineto final : public Format {
     s.said.host = StringText(top.host_name);
   }
 
+  bool StreamsRepeat() const override { return true; }
+
   TimeBase Clock(const ParsedSource& s, const JobFacts& job) const override {
     if (s.said.base_time.empty()) return ChromeFormat().Clock(s, job);
     return {BaseKind::kKinetoBase, ParseScaled(s.said.base_time, 1).value_or(0), s.said.base_time, "", ""};

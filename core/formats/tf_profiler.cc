@@ -32,6 +32,7 @@ class TfProfiler final : public Format {
     if (auto sidecar = ParseSidecar(path)) {
       c->kind = Kind::kSidecar;
       c->node = sidecar->node;
+      c->reason = "TF time base (start " + sidecar->node + ")";
       return true;
     }
     const std::string_view base = BaseName(path);

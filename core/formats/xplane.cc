@@ -402,6 +402,12 @@ class XPlane final : public Format {
     return true;
   }
 
+  // A device's plane: its own collectives, its own waits (ranks.cc).
+  std::string SplitNote(size_t pieces, const std::string&, bool rankless) const override {
+    return "holds " + std::to_string(pieces) + " devices' planes: read as one source per device" +
+           (rankless ? ", and one for the host's planes" : "");
+  }
+
   // In smdebug's TF step folder: placed among its sidecars as a TF trace is (tf_profiler.cc).
   bool IdentifiedSecond(const ParsedSource& s) const override { return SidecarPlaced(s); }
 
