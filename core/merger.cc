@@ -120,6 +120,8 @@ struct Merger::Impl {
   // "parse" progress, from the caller's thread, at any thread count: the input bytes of the
   // sources parsed, of those given so far.
   void SayParsed() { ticker.Say("parse", parsed, given); }
+  // Once the last source has ended: every source parsed, the workers gone.
+  void FinishParsing();
 
   Options opt;
   ParseLimits limits;
@@ -194,70 +196,110 @@ void Merger::EndSource() {
   m.SayParsed();
 }
 
+namespace {
+
+// The stages between the last source parsed and the first byte written: their
+// times (report.plan_seconds) and their progress ("plan", k of kStages).
+class PlanLaps {
+ public:
+  static constexpr uint64_t kStages = 6;
+  PlanLaps(Report* report, const Options& opt, Ticker& ticker) : report_(report), opt_(opt), ticker_(ticker) {}
+  void Lap(const char* stage) {
+    const auto now = std::chrono::steady_clock::now();
+    report_->plan_seconds.emplace_back(stage, std::chrono::duration<double>(now - start_).count());
+    start_ = now;
+  }
+  void Stage(uint64_t k) {
+    if (opt_.progress && !ticker_.cancelled() && !opt_.progress(Progress{"plan", k, kStages})) ticker_.Cancel();
+  }
+
+ private:
+  Report* report_;
+  const Options& opt_;
+  Ticker& ticker_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+// Who recorded what, their clocks, the clock check and the moves asked for, the
+// waits: the job's warnings so far (the sources' and the job's own notes).
+std::vector<Diagnostic> CheckJob(Job& job, const Options& opt, Report* report, PlanLaps& laps) {
+  IdentifySources(job);
+  for (ParsedSource& s : job.sources) s.report.identity = s.identity;  // in the scan's report too: the page groups by it
+  if (Status clocks = ApplyClocks(job, opt.offsets_us); !clocks.ok()) report->fatal = clocks.error();
+  laps.Lap("identity+clocks");
+  laps.Stage(1);
+  std::vector<Diagnostic> job_notes;
+  CollectiveMatcher matcher(job);  // (the clock check and the waits name the same collectives)
+  AlignSources(job, opt, matcher, report, &job_notes);
+  laps.Lap("clock-check+align");
+  laps.Stage(2);
+  std::vector<int32_t> host_of;
+  for (const ParsedSource& s : job.sources) host_of.push_back(s.report.clock_host);
+  report->waits = CollectiveWaits(job, matcher, report->clock_hosts, host_of);
+  laps.Lap("waits");
+  std::vector<Diagnostic> warnings = TakeWarnings(job);
+  for (Diagnostic& d : job_notes) warnings.push_back(std::move(d));
+  return warnings;
+}
+
+// The job's span and steps, into the report.
+void Describe(const JobShape& shape, Report* report) {
+  report->job_start_ns = shape.start_ns;
+  report->job_end_ns = shape.end_ns;
+  report->steps = shape.steps;
+  report->steps_from = shape.steps_from;
+}
+
+// The window the options ask of the job, into the report; false (report->fatal
+// says why) when there is no such window.
+bool ResolveInto(const Options& opt, const JobShape& shape, Report* report, Window* window) {
+  Result<Window> resolved = ResolveWindow(opt, shape);
+  *window = resolved.value();  // (the window so far, when it fails: the report shows it)
+  if (!resolved.ok()) report->fatal = resolved.error();
+  report->window_start_ns = window->start_ns;
+  report->window_end_ns = window->end_ns;
+  report->window_bounded = window->bounded;
+  report->start_step = window->start_step;
+  report->end_step = window->end_step;
+  return resolved.ok();
+}
+
+// The window's events kept; false (report->fatal) when no input held any event.
+bool KeepWindow(const Window& window, Job& job, Report* report) {
+  ApplyWindow(window, job);
+  for (const ParsedSource& s : job.sources)
+    if (s.report.included && s.report.events_read > 0) return true;
+  report->fatal = Diagnostic{Code::kNotATrace, "", 0, "nothing to merge: no input held trace events"};
+  return false;
+}
+
+}  // namespace
+
+void Merger::Impl::FinishParsing() {
+  if (workers) {  // sources still waiting for a worker are parsed here meanwhile
+    ParseJob job;
+    while (workers->TakeBack(&job)) Ingest(std::move(job.in), job.out, parsers[0], nullptr);
+  }
+  workers.reset();  // once the last source is parsed
+  SayParsed();
+  budget.FreeSpare();
+  exportable = nullptr;
+}
+
 Report Merger::Merge(const Sink& sink) {
   Impl& m = *impl_;
   Report report;
-  auto lap_start = std::chrono::steady_clock::now();
-  auto lap = [&](const char* stage) {  // (report.plan_seconds)
-    const auto now = std::chrono::steady_clock::now();
-    report.plan_seconds.emplace_back(stage, std::chrono::duration<double>(now - lap_start).count());
-    lap_start = now;
-  };
-  if (m.workers) {  // sources still waiting for a worker are parsed here meanwhile
-    ParseJob job;
-    while (m.workers->TakeBack(&job)) m.Ingest(std::move(job.in), job.out, m.parsers[0], nullptr);
-  }
-  m.workers.reset();  // once the last source is parsed
-  m.SayParsed();
-  lap("tail");
-  m.budget.FreeSpare();
-  m.exportable = nullptr;
-  // The stages between the last source parsed and the first byte written, as progress.
-  constexpr uint64_t kPlanStages = 6;
-  auto plan = [&](uint64_t k) {
-    if (m.opt.progress && !m.ticker.cancelled() && !m.opt.progress(Progress{"plan", k, kPlanStages})) m.ticker.Cancel();
-  };
-  plan(0);
+  PlanLaps laps(&report, m.opt, m.ticker);
+  m.FinishParsing();
+  laps.Lap("tail");
+  laps.Stage(0);
   Job job = JoinSources(std::move(m.sources), m.Threads());
-  IdentifySources(job);
-  for (ParsedSource& s : job.sources) s.report.identity = s.identity;  // in the scan's report too: the page groups by it
-  if (Status clocks = ApplyClocks(job, m.opt.offsets_us); !clocks.ok()) report.fatal = clocks.error();
-  lap("identity+clocks");
-  plan(1);
-  std::vector<Diagnostic> job_notes;
-  CollectiveMatcher matcher(job);  // (the clock check and the waits name the same collectives)
-  AlignSources(job, m.opt, matcher, &report, &job_notes);
-  lap("clock-check+align");
-  plan(2);
-  {
-    std::vector<int32_t> host_of;
-    for (const ParsedSource& s : job.sources) host_of.push_back(s.report.clock_host);
-    report.waits = CollectiveWaits(job, matcher, report.clock_hosts, host_of);
-  }
-  lap("waits");
-  std::vector<Diagnostic> warnings = TakeWarnings(job);
-  for (Diagnostic& d : job_notes) warnings.push_back(std::move(d));
+  std::vector<Diagnostic> warnings = CheckJob(job, m.opt, &report, laps);
   const JobShape shape = DescribeJob(job);
-  report.job_start_ns = shape.start_ns;
-  report.job_end_ns = shape.end_ns;
-  report.steps = shape.steps;
-  report.steps_from = shape.steps_from;
-  lap("describe");
+  Describe(shape, &report);
+  laps.Lap("describe");
   Window window;
-  bool ok = !Stopped(m.ticker, &report);
-  if (ok) {
-    Result<Window> resolved = ResolveWindow(m.opt, shape);
-    window = resolved.value();
-    if (!resolved.ok()) {
-      report.fatal = resolved.error();
-      ok = false;
-    }
-    report.window_start_ns = window.start_ns;
-    report.window_end_ns = window.end_ns;
-    report.window_bounded = window.bounded;
-    report.start_step = window.start_step;
-    report.end_step = window.end_step;
-  }
+  const bool ok = !Stopped(m.ticker, &report) && ResolveInto(m.opt, shape, &report, &window);
   auto described = [&] {  // the report without output
     for (const ParsedSource& s : job.sources) report.sources.push_back(s.report);
     report.warnings = std::move(warnings);
@@ -268,31 +310,22 @@ Report Merger::Merge(const Sink& sink) {
     report.overview_json = OverviewJson(job, shape, 256);
     return described();
   }
-  if (ok) {
-    ApplyWindow(window, job);
-    bool any = false;
-    for (const ParsedSource& s : job.sources) any |= s.report.included && s.report.events_read > 0;
-    if (!any) {
-      report.fatal = Diagnostic{Code::kNotATrace, "", 0, "nothing to merge: no input held trace events"};
-      ok = false;
-    }
-  }
-  if (!ok) return described();
+  if (!ok || !KeepWindow(window, job, &report)) return described();
 
-  plan(3);
+  laps.Stage(3);
   TrackPlan tracks = AssignTracks(job, m.opt.group);
-  lap("window+tracks");
-  plan(4);
+  laps.Lap("window+tracks");
+  laps.Stage(4);
   report.threads_out_of_lanes = static_cast<uint32_t>(tracks.warnings.size());
   for (Diagnostic& d : tracks.warnings) warnings.push_back(std::move(d));
   const OutputOrder order = OrderOutput(job, tracks);
-  lap("order");
-  plan(5);
+  laps.Lap("order");
+  laps.Stage(5);
   report.last_end_ns = order.last_end_ns;
   if (order.order.size() == 0)
     warnings.push_back({Code::kEmptyWindow, "", 0, "no event falls in the window; the output has no events"});
   report.warnings = std::move(warnings);
-  plan(kPlanStages);  // (planned: the last word before the first byte)
+  laps.Stage(PlanLaps::kStages);  // (planned: the last word before the first byte)
   if (Stopped(m.ticker, &report)) return report;
   WriteOutput(job, tracks, order, m.opt, &report, sink);
   return report;
