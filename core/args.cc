@@ -115,13 +115,110 @@ std::string OptionTableJson() {
 
 bool ParseOffsetUs(const std::string& text, int64_t* us) { return ParseInt(text, us); }
 
+namespace {
+
+// What ParseArgs keeps between options: --start/--end read once --unit is known.
+struct ArgsSoFar {
+  bool only_given = false;
+  std::optional<std::string> start_text, end_text;
+};
+
+// One option f (the table's flag) and its value v into *a; needs: what to say when v will not do.
+Status TakeOption(std::string_view f, const std::string& v, const Status& needs, Args* a, ArgsSoFar* p) {
+  int64_t n = 0;
+  Options& o = a->options;
+  if (f == "--help") {
+    a->help = true;
+  } else if (f == "--version") {
+    a->version = true;
+  } else if (f == "--options") {
+    a->list_options = true;
+  } else if (f == "--quiet") {
+    a->quiet = true;
+  } else if (f == "--output") {
+    a->output = v;
+  } else if (f == "--output-dir") {
+    a->output_dir = v;
+  } else if (f == "--start" || f == "--end") {  // read once --unit is known (below)
+    (f == "--start" ? p->start_text : p->end_text) = v;
+  } else if (f == "--unit") {
+    auto unit = ParseUnit(v);
+    if (!unit.ok()) return unit.error();
+    o.unit = unit.value();
+  } else if (f == "--group") {
+    auto group = ParseGroup(v);
+    if (!group.ok()) return group.error();
+    o.group = group.value();
+  } else if (f == "--align") {
+    auto align = ParseAlign(v);
+    if (!align.ok()) return align.error();
+    o.align = align.value();
+  } else if (f == "--only") {
+    auto kind = KindFromFilterName(v);
+    if (!kind) return Usage("unknown kind for --only: '" + v + "'");
+    if (!p->only_given) o.kinds = 0;
+    p->only_given = true;
+    o.kinds |= KindBit(*kind);
+  } else if (f == "--offset") {
+    const size_t eq = v.rfind('=');
+    if (eq == std::string::npos || eq == 0 || !ParseOffsetUs(v.substr(eq + 1), &n)) return needs;
+    o.offsets_us.push_back({v.substr(0, eq), n});
+  } else if (f == "--gzip") {
+    o.gzip = true;
+  } else if (f == "--array") {
+    o.event_array = true;
+  } else if (f == "--name-tag") {
+    if (v.empty() || v.find_first_of("/\\") != std::string::npos) return needs;
+    o.name_tag = v;
+  } else if (f == "--report") {
+    a->report_path = v;
+  } else if (f == "--max-file-mb") {
+    if (!ParseInt(v, &n) || n <= 0 || n > (int64_t{1} << 30)) return needs;
+    o.max_inflated_bytes = static_cast<uint64_t>(n) << 20;
+    a->max_file_given = true;
+  } else if (f == "--memory-mb") {
+    if (!ParseInt(v, &n) || n < 0 || n > (int64_t{1} << 30)) return needs;
+    o.memory_budget = static_cast<uint64_t>(n) << 20;
+  } else if (f == "--threads") {
+    if (!ParseInt(v, &n) || n < 1 || n > 1024) return needs;
+    o.threads = static_cast<unsigned>(n);
+    a->threads_given = true;
+  } else if (f == "--scan") {
+    o.scan_only = true;
+  } else if (f == "--max-string-mb") {
+    if (!ParseInt(v, &n) || n <= 0 || n > (int64_t{1} << 30)) return needs;
+    o.max_string_bytes = static_cast<uint64_t>(n) << 20;
+  }
+  return {};
+}
+
+// A bound: a step number with --unit step, else whole Unix µs or a UTC date-time.
+Status TakeBounds(const ArgsSoFar& p, Options* o) {
+  for (auto [text, bound, flag] : {std::tuple{&p.start_text, &o->start, "--start"},
+                                   std::tuple{&p.end_text, &o->end, "--end"}}) {
+    if (!*text) continue;
+    int64_t n = 0;
+    if (o->unit == Unit::kStep) {
+      if (!ParseInt(**text, &n)) return Usage(std::string(flag) + " needs a step number with --unit step, not '" + **text + "'");
+      *bound = n;
+    } else if (auto us = ParseTimeText(**text)) {
+      *bound = *us;
+    } else {
+      return Usage(std::string(flag) + " needs whole Unix µs or a UTC date-time such as 2020-07-13 17:50:18.5, not '" +
+                   **text + "'");
+    }
+  }
+  if (o->start && o->end && *o->start > *o->end) return Usage("--start is after --end");
+  return {};
+}
+
+}  // namespace
+
 Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
   *a = Args{};
   a->options.threads = 0;  // (not given: the CLI's default, the machine's cores)
-  size_t i = !argv.empty() && argv[0] == "merge" ? 1 : 0;
-  bool only_given = false;
-  std::optional<std::string> start_text, end_text;
-  for (; i < argv.size(); i++) {
+  ArgsSoFar p;
+  for (size_t i = !argv.empty() && argv[0] == "merge" ? 1 : 0; i < argv.size(); i++) {
     const std::string& k = argv[i];
     const OptionSpec* spec = FindOption(k);
     if (!spec && k.size() > 1 && k[0] == '-') return Usage("unknown option '" + k + "'");
@@ -135,89 +232,9 @@ Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
       if (i + 1 >= argv.size()) return needs;
       v = argv[++i];
     }
-    const std::string_view f = spec->flag;
-    int64_t n = 0;
-    Options& o = a->options;
-    if (f == "--help") {
-      a->help = true;
-    } else if (f == "--version") {
-      a->version = true;
-    } else if (f == "--options") {
-      a->list_options = true;
-    } else if (f == "--quiet") {
-      a->quiet = true;
-    } else if (f == "--output") {
-      a->output = v;
-    } else if (f == "--output-dir") {
-      a->output_dir = v;
-    } else if (f == "--start" || f == "--end") {  // read once --unit is known (below)
-      (f == "--start" ? start_text : end_text) = v;
-    } else if (f == "--unit") {
-      auto unit = ParseUnit(v);
-      if (!unit.ok()) return unit.error();
-      o.unit = unit.value();
-    } else if (f == "--group") {
-      auto group = ParseGroup(v);
-      if (!group.ok()) return group.error();
-      o.group = group.value();
-    } else if (f == "--align") {
-      auto align = ParseAlign(v);
-      if (!align.ok()) return align.error();
-      o.align = align.value();
-    } else if (f == "--only") {
-      auto kind = KindFromFilterName(v);
-      if (!kind) return Usage("unknown kind for --only: '" + v + "'");
-      if (!only_given) o.kinds = 0;
-      only_given = true;
-      o.kinds |= KindBit(*kind);
-    } else if (f == "--offset") {
-      const size_t eq = v.rfind('=');
-      if (eq == std::string::npos || eq == 0 || !ParseOffsetUs(v.substr(eq + 1), &n)) return needs;
-      o.offsets_us.push_back({v.substr(0, eq), n});
-    } else if (f == "--gzip") {
-      o.gzip = true;
-    } else if (f == "--array") {
-      o.event_array = true;
-    } else if (f == "--name-tag") {
-      if (v.empty() || v.find_first_of("/\\") != std::string::npos) return needs;
-      o.name_tag = v;
-    } else if (f == "--report") {
-      a->report_path = v;
-    } else if (f == "--max-file-mb") {
-      if (!ParseInt(v, &n) || n <= 0 || n > (int64_t{1} << 30)) return needs;
-      o.max_inflated_bytes = static_cast<uint64_t>(n) << 20;
-      a->max_file_given = true;
-    } else if (f == "--memory-mb") {
-      if (!ParseInt(v, &n) || n < 0 || n > (int64_t{1} << 30)) return needs;
-      o.memory_budget = static_cast<uint64_t>(n) << 20;
-    } else if (f == "--threads") {
-      if (!ParseInt(v, &n) || n < 1 || n > 1024) return needs;
-      o.threads = static_cast<unsigned>(n);
-      a->threads_given = true;
-    } else if (f == "--scan") {
-      o.scan_only = true;
-    } else if (f == "--max-string-mb") {
-      if (!ParseInt(v, &n) || n <= 0 || n > (int64_t{1} << 30)) return needs;
-      o.max_string_bytes = static_cast<uint64_t>(n) << 20;
-    }
+    if (Status taken = TakeOption(spec->flag, v, needs, a, &p); !taken.ok()) return taken;
   }
-  // A bound: a step number with --unit step, else whole Unix µs or a UTC date-time.
-  for (auto [text, bound, flag] : {std::tuple{&start_text, &a->options.start, "--start"},
-                                   std::tuple{&end_text, &a->options.end, "--end"}}) {
-    if (!*text) continue;
-    int64_t n = 0;
-    if (a->options.unit == Unit::kStep) {
-      if (!ParseInt(**text, &n)) return Usage(std::string(flag) + " needs a step number with --unit step, not '" + **text + "'");
-      *bound = n;
-    } else if (auto us = ParseTimeText(**text)) {
-      *bound = *us;
-    } else {
-      return Usage(std::string(flag) + " needs whole Unix µs or a UTC date-time such as 2020-07-13 17:50:18.5, not '" +
-                   **text + "'");
-    }
-  }
-  if (a->options.start && a->options.end && *a->options.start > *a->options.end)
-    return Usage("--start is after --end");
+  if (Status bounds = TakeBounds(p, &a->options); !bounds.ok()) return bounds;
   const std::string& out = a->output;
   if (out.size() > 3 && out.compare(out.size() - 3, 3, ".gz") == 0) a->options.gzip = true;
   return {};

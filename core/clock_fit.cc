@@ -107,6 +107,36 @@ double Sigma(const std::vector<Pair>& p, const Fit& f) {
   return std::max(1.4826 * Median(r), kMinSigmaNs);
 }
 
+// A rate, when the collectives span long enough: the two halves' medians
+// (robust to the odd wrong match), refined by least squares over the ends
+// that agree with it; kept (into *f, its spread into *sigma) when it explains
+// them beyond their noise. p in x order; weight: the ends per collective (Grouping).
+bool DriftLine(const std::vector<Pair>& p, double weight, Fit* f, double* sigma) {
+  if (p.size() < 8 || f->last - f->first < kMinDriftSpanNs) return false;
+  const size_t half = p.size() / 2;
+  std::vector<double> xl, yl, xh, yh;
+  for (size_t i = 0; i < p.size(); i++) (i < half ? xl : xh).push_back(p[i].x), (i < half ? yl : yh).push_back(p[i].y);
+  const double dx = Median(xh) - Median(xl);
+  Fit line = *f;
+  line.at = (f->first + f->last) / 2;
+  line.rate = dx > 0 ? (Median(yh) - Median(yl)) / dx : 0;
+  std::vector<double> a;
+  for (const Pair& q : p) a.push_back(q.y - line.rate * (q.x - line.at));
+  line.offset = Median(a);
+  double s = Sigma(p, line);
+  for (int round = 0; round < 3 && Refine(p, std::max(4 * s, kAgreeNs), &line); round++) s = Sigma(p, line);
+  double sxx = 0;
+  for (const Pair& q : p)
+    if (std::fabs(line.Residual(q)) <= std::max(4 * s, kAgreeNs)) sxx += (q.x - line.at) * (q.x - line.at);
+  const double u_rate = sxx > 0 ? s / std::sqrt(sxx) * std::sqrt(weight) : INFINITY;
+  if (!(s < *sigma && std::fabs(line.rate) > 4 * u_rate && std::fabs(line.rate) * (f->last - f->first) > 3 * s))
+    return false;
+  *f = line;
+  f->u_rate = u_rate;
+  *sigma = s;
+  return true;
+}
+
 }  // namespace
 
 // An offset (and, over a long span, a rate) from the matched ends — or why
@@ -130,35 +160,7 @@ Fit FitClock(std::vector<Pair> p, double gap) {
   }
   f.at = 0;
   double sigma = Sigma(p, f);
-  // A rate, when the collectives span long enough: the two halves' medians
-  // (robust to the odd wrong match), refined by least squares over the ends
-  // that agree with it; kept when it explains them beyond their noise.
-  if (p.size() >= 8 && f.last - f.first >= kMinDriftSpanNs) {
-    const size_t half = p.size() / 2;
-    std::vector<double> xl, yl, xh, yh;
-    for (size_t i = 0; i < p.size(); i++) (i < half ? xl : xh).push_back(p[i].x), (i < half ? yl : yh).push_back(p[i].y);
-    const double dx = Median(xh) - Median(xl);
-    Fit line = f;
-    line.at = (f.first + f.last) / 2;
-    line.rate = dx > 0 ? (Median(yh) - Median(yl)) / dx : 0;
-    {
-      std::vector<double> a;
-      for (const Pair& q : p) a.push_back(q.y - line.rate * (q.x - line.at));
-      line.offset = Median(a);
-    }
-    double s = Sigma(p, line);
-    for (int round = 0; round < 3 && Refine(p, std::max(4 * s, kAgreeNs), &line); round++) s = Sigma(p, line);
-    double sxx = 0;
-    for (const Pair& q : p)
-      if (std::fabs(line.Residual(q)) <= std::max(4 * s, kAgreeNs)) sxx += (q.x - line.at) * (q.x - line.at);
-    const double u_rate = sxx > 0 ? s / std::sqrt(sxx) * std::sqrt(all.weight) : INFINITY;
-    if (s < sigma && std::fabs(line.rate) > 4 * u_rate && std::fabs(line.rate) * (f.last - f.first) > 3 * s) {
-      f = line;
-      f.drift = true;
-      f.u_rate = u_rate;
-      sigma = s;
-    }
-  }
+  if (DriftLine(p, all.weight, &f, &sigma)) f.drift = true;
   f.sigma = sigma;
   const double w = std::max(4 * sigma, kAgreeNs);
   auto agree = [&](double shift) {

@@ -43,6 +43,9 @@ class SourceParser : public LineContext {
   bool Cancelled() { return ticker_ && ticker_->cancelled(); }
   uint64_t Event(Span span, bool open_end);
   void Add(Span span, const EventFields& f, size_t mark);
+  bool ProcessMetadata(Span span, const EventFields& f, uint32_t proc);
+  bool ReadTimes(Span span, const EventFields& f, char ph, tracemerge::Event* e);
+  std::string TrackName(std::string_view text, uint64_t offset);
   uint32_t ProcIndex(std::string_view pid);
   uint32_t ThreadIndex(uint32_t proc, std::string_view tid);
 
@@ -155,6 +158,61 @@ uint64_t SourceParser::Event(Span sp, bool open_end) {
   return sp.offset + sp.length;
 }
 
+// A track's name, as event text: no surrogate escape and no byte that is not UTF-8 reaches the
+// output (Perfetto refuses them).
+std::string SourceParser::TrackName(std::string_view text, uint64_t offset) {
+  bool changed = false, bad = false;
+  std::string out = WithValidUtf8(WithoutSurrogateEscapes(text, &changed), &bad);
+  if (changed && converted_[6].first++ == 0) converted_[6].second = offset;  // (kSurrogate = 1 << 6)
+  if (bad && converted_[8].first++ == 0) converted_[8].second = offset;      // (kBadUtf8 = 1 << 8)
+  return out;
+}
+static_assert(kSurrogate == 1u << 6 && kBadUtf8 == 1u << 8, "the bits counted for names");
+
+// A process's name (merged into its track: true) or labels (taken, and the event
+// carried: its template, repaired, counts the repair).
+bool SourceParser::ProcessMetadata(Span sp, const EventFields& f, uint32_t proc) {
+  if (f.name == "process_name") {
+    s_.procs[proc].name = TrackName(f.arg(ArgKey::kName), sp.offset);
+    s_.report.metadata_merged++;
+    return true;
+  }
+  if (f.name == "process_labels") {
+    bool changed = false, bad = false;
+    s_.procs[proc].labels = WithValidUtf8(WithoutSurrogateEscapes(f.arg(ArgKey::kLabels), &changed), &bad);
+  }
+  return false;
+}
+
+// An event's ts (an M event may have none) and dur into *e, on the file's clock
+// header when it has one; false when it is dropped (counted, said).
+bool SourceParser::ReadTimes(Span sp, const EventFields& f, char ph, tracemerge::Event* e) {
+  SourceReport& r = s_.report;
+  if (!f.ts.empty()) {
+    auto ts = ParseMicros(f.ts);
+    if (!ts) {
+      r.events_dropped++;
+      s_.Warn(Code::kBadEvent, sp.offset, "\"ts\" is not a number in range; event dropped");
+      return false;
+    }
+    e->ts = *ts;
+    e->has_ts = true;
+  } else if (ph != 'M') {
+    r.events_dropped++;
+    s_.Warn(Code::kBadEvent, sp.offset, "event has no \"ts\"; dropped");
+    return false;
+  }
+  if (!f.dur.empty()) {
+    if (f.dur_ns < 0) s_.Warn(Code::kBadEvent, sp.offset, "\"dur\" is negative or not a number; written as 0");
+    else if (!IsPairPhase(ph)) e->dur = f.dur_ns;
+  }
+  if (s_.said.header) {
+    e->ts = AddNs(e->ts, s_.said.header_base);
+    e->based = true;
+  }
+  return true;
+}
+
 // Indexes a parsed event whose template starts at `mark` in the arena.
 void SourceParser::Add(Span sp, const EventFields& f, size_t mark) {
   // From here on, an event that is not kept takes its template back out.
@@ -179,28 +237,10 @@ void SourceParser::Add(Span sp, const EventFields& f, size_t mark) {
     case Header::kNo: break;
   }
   const uint32_t proc = ProcIndex(Unquote(f.pid));
-  // A track's name, as event text: no surrogate escape and no byte that is not UTF-8 reaches the
-  // output (Perfetto refuses them).
-  auto name = [&](std::string_view text) {
-    bool changed = false, bad = false;
-    std::string out = WithValidUtf8(WithoutSurrogateEscapes(text, &changed), &bad);
-    if (changed && converted_[6].first++ == 0) converted_[6].second = sp.offset;  // (kSurrogate = 1 << 6)
-    if (bad && converted_[8].first++ == 0) converted_[8].second = sp.offset;      // (kBadUtf8 = 1 << 8)
-    return out;
-  };
-  static_assert(kSurrogate == 1u << 6 && kBadUtf8 == 1u << 8, "the bits counted for names");
-  if (ph == 'M' && f.name == "process_name") {
-    s_.procs[proc].name = name(f.arg(ArgKey::kName));
-    r.metadata_merged++;
-    return;
-  }
-  if (ph == 'M' && f.name == "process_labels") {  // (and carried: its template, repaired, counts the repair)
-    bool changed = false, bad = false;
-    s_.procs[proc].labels = WithValidUtf8(WithoutSurrogateEscapes(f.arg(ArgKey::kLabels), &changed), &bad);
-  }
+  if (ph == 'M' && ProcessMetadata(sp, f, proc)) return;
   const uint32_t thread = ThreadIndex(proc, Unquote(f.tid));
   if (ph == 'M' && f.name == "thread_name") {
-    s_.threads[thread].name = name(f.arg(ArgKey::kName));
+    s_.threads[thread].name = TrackName(f.arg(ArgKey::kName), sp.offset);
     r.metadata_merged++;
     return;
   }
@@ -217,26 +257,7 @@ void SourceParser::Add(Span sp, const EventFields& f, size_t mark) {
     std::string key = std::string(f.cat) + '\x1f' + std::string(IdKey(f.id.empty() ? f.id2_global : f.id));
     e.pair_key = pair_keys_.try_emplace(key, static_cast<uint32_t>(pair_keys_.size())).first->second;
   }
-  if (!f.ts.empty()) {
-    auto ts = ParseMicros(f.ts);
-    if (!ts) {
-      r.events_dropped++;
-      return s_.Warn(Code::kBadEvent, sp.offset, "\"ts\" is not a number in range; event dropped");
-    }
-    e.ts = *ts;
-    e.has_ts = true;
-  } else if (ph != 'M') {
-    r.events_dropped++;
-    return s_.Warn(Code::kBadEvent, sp.offset, "event has no \"ts\"; dropped");
-  }
-  if (!f.dur.empty()) {
-    if (f.dur_ns < 0) s_.Warn(Code::kBadEvent, sp.offset, "\"dur\" is negative or not a number; written as 0");
-    else if (!IsPairPhase(ph)) e.dur = f.dur_ns;
-  }
-  if (s_.said.header) {
-    e.ts = AddNs(e.ts, s_.said.header_base);
-    e.based = true;
-  }
+  if (!ReadTimes(sp, f, ph, &e)) return;
   if (ph == 's' && !flow_starts_.insert(std::string(f.cat) + '\x1f' + std::string(f.name) + '\x1f' + std::string(f.id)).second &&
       flow_reused_.first++ == 0)
     flow_reused_.second = sp.offset;

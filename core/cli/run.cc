@@ -201,6 +201,58 @@ void PrintStats(const Report& report, double t_read, double t_first, double t_en
                static_cast<unsigned long long>(PeakResident() >> 20));
 }
 
+// The merge's options for this run: its threads (the machine's cores unless given), the
+// memory budget (budget.h: given, or from the machine's memory) and, for what waits beyond
+// it, a temporary file; progress on the line and to the caller, who may say stop.
+Options MergeOptionsFor(const Options& opt, const RunIo& io, ProgressLine& line, const bool& stopped) {
+  Options merge_opt = opt;
+  if (merge_opt.threads == 0) merge_opt.threads = std::max(1u, std::thread::hardware_concurrency());  // (--threads)
+  ShareBudget(MemoryBudget(opt.memory_budget != UINT64_MAX ? std::optional<uint64_t>(opt.memory_budget) : std::nullopt),
+              &merge_opt);
+  merge_opt.store = std::make_shared<FileStore>();
+  if (io.big_input) io.big_input(merge_opt.big_input_bytes);
+  merge_opt.progress = [&](const Progress& p) {
+    if (stopped) return false;  // (the merge then ends CANCELLED at its first progress)
+    if (std::string_view(p.stage) == "write")
+      line.Show("writing: " + std::to_string(p.done) + " of " + std::to_string(p.total) + " events");
+    else if (std::string_view(p.stage) == "plan")
+      line.Show("planning: clocks, the clock check, the window, tracks, order (" + std::to_string(p.done) + " of " +
+                std::to_string(p.total) + ")");
+    return !io.progress || io.progress(p);
+  };
+  return merge_opt;
+}
+
+// The merge into the plan's temporary file (or stdout), written on a second
+// thread so that the kernel's copy of it overlaps the merge (at most 4 chunks,
+// ~4 MB, wait); false when the file cannot be opened (said). *write_failed when
+// a write or the close failed.
+template <typename Since>
+bool WriteMerge(Merger& merger, const OutputFilePlan& plan, Since since, bool stats, const RunIo& io, Report* report,
+                bool* write_failed) {
+  FILE* out = plan.to_stdout ? stdout : plan.in_place ? std::fopen(plan.tmp.c_str(), "wb") : CreateNew(plan.tmp);
+  if (!out) {
+    io.err(CliError("cannot write in " + plan.dir + ": " + std::strerror(errno)));
+    return false;
+  }
+  bool failed = false;  // the writer's; read after Wait()
+  WorkerPool<std::string> writer(1, 4, [&](std::string& chunk, unsigned) {
+    if (!failed && std::fwrite(chunk.data(), 1, chunk.size(), out) != chunk.size()) failed = true;
+  });
+  const double t_read = since();
+  double t_first = -1;
+  *report = merger.Merge([&](std::string_view chunk) {
+    if (t_first < 0) t_first = since();
+    writer.Push(std::string(chunk));
+  });
+  writer.Wait();
+  if (stats) PrintStats(*report, t_read, t_first, since());
+  if (plan.to_stdout) std::fflush(stdout);
+  else if (std::fclose(out) != 0) failed = true;
+  *write_failed = failed;
+  return true;
+}
+
 }  // namespace
 
 // Arguments → inputs listed → the merger set up (budget, store, progress) → inputs read →
@@ -233,24 +285,8 @@ RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
   }
 
   ProgressLine line(!args.quiet && io.terminal, io.err);
-  Options merge_opt = opt;
-  if (merge_opt.threads == 0) merge_opt.threads = std::max(1u, std::thread::hardware_concurrency());  // (--threads)
-  // The budget (budget.h): given, or from the machine's memory; what waits beyond it, in a temporary file.
-  ShareBudget(MemoryBudget(opt.memory_budget != UINT64_MAX ? std::optional<uint64_t>(opt.memory_budget) : std::nullopt),
-              &merge_opt);
-  merge_opt.store = std::make_shared<FileStore>();
-  if (io.big_input) io.big_input(merge_opt.big_input_bytes);
   bool stopped = false;  // the caller said stop while files were read: nothing more is read or merged
-  merge_opt.progress = [&](const Progress& p) {
-    if (stopped) return false;  // (the merge then ends CANCELLED at its first progress)
-    if (std::string_view(p.stage) == "write")
-      line.Show("writing: " + std::to_string(p.done) + " of " + std::to_string(p.total) + " events");
-    else if (std::string_view(p.stage) == "plan")
-      line.Show("planning: clocks, the clock check, the window, tracks, order (" + std::to_string(p.done) + " of " +
-                std::to_string(p.total) + ")");
-    return !io.progress || io.progress(p);
-  };
-  Merger merger(merge_opt);
+  Merger merger(MergeOptionsFor(opt, io, line, stopped));
   const bool stats = std::getenv("TRACEMERGE_STATS") != nullptr;
   const auto t_start = std::chrono::steady_clock::now();
   auto since = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count(); };
@@ -277,27 +313,9 @@ RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
     return write_report(report) ? finish(report, false, "") : done(1);
   }
 
-  FILE* out = plan.to_stdout ? stdout : plan.in_place ? std::fopen(plan.tmp.c_str(), "wb") : CreateNew(plan.tmp);
-  if (!out) {
-    io.err(CliError("cannot write in " + plan.dir + ": " + std::strerror(errno)));
-    return done(1);
-  }
-  // The output is written on a second thread, so that the kernel's copy of it
-  // overlaps the merge. At most 4 chunks (~4 MB) wait.
-  bool write_failed = false;  // the writer's; read after Wait()
-  WorkerPool<std::string> writer(1, 4, [&](std::string& chunk, unsigned) {
-    if (!write_failed && std::fwrite(chunk.data(), 1, chunk.size(), out) != chunk.size()) write_failed = true;
-  });
-  const double t_read = since();
-  double t_first = -1;
-  Report report = merger.Merge([&](std::string_view chunk) {
-    if (t_first < 0) t_first = since();
-    writer.Push(std::string(chunk));
-  });
-  writer.Wait();
-  if (stats) PrintStats(report, t_read, t_first, since());
-  if (plan.to_stdout) std::fflush(stdout);
-  else if (std::fclose(out) != 0) write_failed = true;
+  bool write_failed = false;
+  Report report;
+  if (!WriteMerge(merger, plan, since, stats, io, &report, &write_failed)) return done(1);
   const bool renamed = !plan.to_stdout && !plan.in_place;
   if (report.fatal || write_failed) {
     if (renamed) std::remove(plan.tmp.c_str());
