@@ -169,6 +169,7 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
   number_strings_.clear();
   bool had_pid = false, had_tid = false;
   std::string_view tok;
+  // One long function on purpose, as Parse: the switch over a field's key, for every field.
   auto field = [&](std::string_view raw_key, std::string_view key) -> int {
     out->AppendPadded(raw_key);
     out->push_back(':');

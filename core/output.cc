@@ -92,6 +92,8 @@ std::string JsonEscape(std::string_view s) {
   return out;
 }
 
+std::string JsonQuote(std::string_view s) { return "\"" + JsonEscape(s) + "\""; }
+
 // Bits of the placeholder bytes (0x01–kLastMark: nothing else below 0x20 is
 // in a template) among the 16 at p.
 uint32_t MarkBits(const char* p) {
@@ -306,18 +308,12 @@ class SliceRenderers {
   std::vector<Lane> lanes_;  // last: its threads started once the rest is set up
 };
 
-}  // namespace
-
-void WriteOutput(Job& job, const TrackPlan& tracks, const OutputOrder& plan, const Options& options, Report* report,
-                 const Sink& sink) {
-  ChunkWriter w(sink, options.gzip, report);
-  ByteBuffer& out = w.buf();
-  bool first = true;
+// The tracks' names first: the process_name and thread_name metadata of the plan.
+void WriteTrackNames(const TrackPlan& tracks, ByteBuffer& out, bool* first) {
   auto begin_event = [&] {
-    out.append(first ? "\n" : ",\n");
-    first = false;
+    out.append(*first ? "\n" : ",\n");
+    *first = false;
   };
-  out.append(options.event_array ? "[" : "{\"traceEvents\":[");
   for (auto& [pid, name] : tracks.process_names) {
     begin_event();
     out.append("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
@@ -328,7 +324,11 @@ void WriteOutput(Job& job, const TrackPlan& tracks, const OutputOrder& plan, con
     out.append("{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
                ",\"tid\":" + std::to_string(tid) + ",\"args\":{\"name\":\"" + name + "\"}}");
   }
-  // Ids stay unique across sources, numbered in path order; a file's pieces (one per rank) share its ids.
+}
+
+// Each source as the writers see it. Ids stay unique across sources, numbered
+// in path order; a file's pieces (one per rank) share its ids.
+std::vector<SourceOut> SourcesOut(Job& job, const TrackPlan& tracks) {
   std::vector<SourceOut> sources(job.sources.size());
   uint64_t id_base = 0;
   for (size_t i = 0; i < sources.size(); i++) {
@@ -341,6 +341,29 @@ void WriteOutput(Job& job, const TrackPlan& tracks, const OutputOrder& plan, con
     sources[i].id_base = id_base;
     id_base += job.sources[i].id_count;
   }
+  return sources;
+}
+
+// After the events: the object's end and the report as its metadata.
+void WriteTrailer(const Options& options, const Report& report, ByteBuffer& out) {
+  if (options.event_array) return out.append("\n]");
+  out.append("\n],\n\"displayTimeUnit\":\"ms\",\n\"metadata\":{\"tracemerge\":");
+  out.append(report.ToJson());
+  // Nothing after the last brace, not even a newline: Perfetto's UI reads in
+  // 32 MiB chunks, and a chunk after its end that holds only "\n" fails the trace.
+  out.append("}}");
+}
+
+}  // namespace
+
+void WriteOutput(Job& job, const TrackPlan& tracks, const OutputOrder& plan, const Options& options, Report* report,
+                 const Sink& sink) {
+  ChunkWriter w(sink, options.gzip, report);
+  ByteBuffer& out = w.buf();
+  bool first = true;
+  out.append(options.event_array ? "[" : "{\"traceEvents\":[");
+  WriteTrackNames(tracks, out, &first);
+  std::vector<SourceOut> sources = SourcesOut(job, tracks);
   TemplateStore* store = options.store.get();
   std::vector<uint64_t> kept(sources.size());  // events written, by source
   bool ok = true;
@@ -391,15 +414,7 @@ void WriteOutput(Job& job, const TrackPlan& tracks, const OutputOrder& plan, con
     return w.Flush();
   }
   for (const ParsedSource& s : job.sources) report->sources.push_back(s.report);
-  if (options.event_array) {
-    out.append("\n]");
-  } else {
-    out.append("\n],\n\"displayTimeUnit\":\"ms\",\n\"metadata\":{\"tracemerge\":");
-    out.append(report->ToJson());
-    // Nothing after the last brace, not even a newline: Perfetto's UI reads in
-    // 32 MiB chunks, and a chunk after its end that holds only "\n" fails the trace.
-    out.append("}}");
-  }
+  WriteTrailer(options, *report, out);
   w.Finish();
 }
 

@@ -73,8 +73,6 @@ std::string Diagnostic::ToString() const {
 
 namespace {
 
-std::string Quote(std::string_view s) { return "\"" + JsonEscape(s) + "\""; }
-
 std::string WindowText(const Report& r) {
   if (!r.window_bounded) return "everything";
   auto bound = [](int64_t ns) {
@@ -89,9 +87,9 @@ std::string WindowText(const Report& r) {
 
 // {"format":"kineto","run":"job","host":"host-b","host_from":"host_name","host_note":"","rank":3,"device":"","domain":2}
 std::string IdentityJson(const Identity& id) {
-  return "{\"format\":" + Quote(FormatName(id.format)) + ",\"run\":" + Quote(id.run) + ",\"host\":" + Quote(id.host) +
-         ",\"host_from\":" + Quote(id.host_from) + ",\"host_note\":" + Quote(id.host_note) + ",\"rank\":" + std::to_string(id.rank) +
-         ",\"device\":" + Quote(id.device) + ",\"domain\":" + std::to_string(id.domain) + "}";
+  return "{\"format\":" + JsonQuote(FormatName(id.format)) + ",\"run\":" + JsonQuote(id.run) + ",\"host\":" + JsonQuote(id.host) +
+         ",\"host_from\":" + JsonQuote(id.host_from) + ",\"host_note\":" + JsonQuote(id.host_note) + ",\"rank\":" + std::to_string(id.rank) +
+         ",\"device\":" + JsonQuote(id.device) + ",\"domain\":" + std::to_string(id.domain) + "}";
 }
 
 const char* VerdictName(HostClock::Verdict st) {
@@ -99,13 +97,13 @@ const char* VerdictName(HostClock::Verdict st) {
 }
 
 std::string HostClockJson(const HostClock& h) {
-  std::string s = "{\"run\":" + Quote(h.run) + ",\"host\":" + Quote(h.host) +
-                  ",\"host_known\":" + (h.host_known ? "true" : "false") + ",\"label\":" + Quote(h.Label()) + ",\"sources\":" +
-                  std::to_string(h.sources.size()) + ",\"status\":" + Quote(VerdictName(h.verdict)) +
-                  ",\"reference\":" + Quote(h.reference) + ",\"collectives\":" + (h.collectives ? "true" : "false");
-  if (h.verdict == HostClock::Verdict::kUnchecked) return s + ",\"reason\":" + Quote(h.reason) + "}";
+  std::string s = "{\"run\":" + JsonQuote(h.run) + ",\"host\":" + JsonQuote(h.host) +
+                  ",\"host_known\":" + (h.host_known ? "true" : "false") + ",\"label\":" + JsonQuote(h.Label()) + ",\"sources\":" +
+                  std::to_string(h.sources.size()) + ",\"status\":" + JsonQuote(VerdictName(h.verdict)) +
+                  ",\"reference\":" + JsonQuote(h.reference) + ",\"collectives\":" + (h.collectives ? "true" : "false");
+  if (h.verdict == HostClock::Verdict::kUnchecked) return s + ",\"reason\":" + JsonQuote(h.reason) + "}";
   if (h.verdict != HostClock::Verdict::kChecked) return s + "}";
-  s += ",\"from\":" + Quote(h.from) + ",\"anchors\":" + std::to_string(h.anchors) + ",\"matched\":" +
+  s += ",\"from\":" + JsonQuote(h.from) + ",\"anchors\":" + std::to_string(h.anchors) + ",\"matched\":" +
        std::to_string(h.matched) + ",\"offset_us\":" + FormatMicros(h.offset_ns) +
        ",\"uncertainty_us\":" + FormatMicros(h.uncertainty_ns) + ",\"at_us\":" + FormatMicros(h.at_ns) +
        ",\"first_us\":" + FormatMicros(h.first_ns) + ",\"last_us\":" + FormatMicros(h.last_ns) +
@@ -154,11 +152,11 @@ std::string ClockSummary(const std::vector<HostClock>& hosts) {
 }
 
 std::string WaitsJson(const Waits& w) {
-  std::string s = "{\"from\":" + Quote(w.from) + ",\"collectives\":" + std::to_string(w.collectives) + ",\"ranks\":[";
+  std::string s = "{\"from\":" + JsonQuote(w.from) + ",\"collectives\":" + std::to_string(w.collectives) + ",\"ranks\":[";
   for (size_t i = 0; i < w.ranks.size(); i++) {
     const RankWaits& r = w.ranks[i];
-    s += std::string(i ? "," : "") + "{\"label\":" + Quote(r.label) + ",\"run\":" + Quote(r.run) +
-         ",\"path\":" + Quote(r.path) + ",\"clock_checked\":" + (r.clock_checked ? "true" : "false") +
+    s += std::string(i ? "," : "") + "{\"label\":" + JsonQuote(r.label) + ",\"run\":" + JsonQuote(r.run) +
+         ",\"path\":" + JsonQuote(r.path) + ",\"clock_checked\":" + (r.clock_checked ? "true" : "false") +
          ",\"wait_us\":" + FormatMicros(r.wait_ns) + ",\"collectives\":" + std::to_string(r.collectives) +
          ",\"comm_us\":" + FormatMicros(r.comm_ns) +
          ",\"held\":" + std::to_string(r.held) + "}";
@@ -166,12 +164,12 @@ std::string WaitsJson(const Waits& w) {
   s += "],\"steps\":[";
   for (size_t i = 0; i < w.steps.size(); i++) {
     const StepWaits& st = w.steps[i];
-    s += std::string(i ? ",\n" : "\n") + "{\"run\":" + Quote(st.run) + ",\"step\":" + std::to_string(st.step) +
+    s += std::string(i ? ",\n" : "\n") + "{\"run\":" + JsonQuote(st.run) + ",\"step\":" + std::to_string(st.step) +
          ",\"start_us\":" + FormatMicros(st.start_ns) + ",\"collectives\":" + std::to_string(st.collectives) +
          ",\"held_by\":[";
     for (size_t k = 0; k < st.held_by.size(); k++) s += (k ? "," : "") + std::to_string(st.held_by[k]);
     s += "],\"late_count\":" + std::to_string(st.late_count) + ",\"lost_us\":" + FormatMicros(st.lost_ns) + ",\"others\":" + std::to_string(st.others) +
-         ",\"why\":" + Quote(st.why);
+         ",\"why\":" + JsonQuote(st.why);
     // Per rank (null: no such step there): its length, its waiting, its time in communication.
     for (auto [name, field] : {std::pair{"span_us", &StepRank::span_ns}, {"wait_us", &StepRank::wait_ns}, {"comm_us", &StepRank::comm_ns}}) {
       s += std::string(",\"") + name + "\":[";
@@ -266,14 +264,14 @@ std::string Report::Summary() const {
 }
 
 std::string Report::ToJson() const {
-  std::string s = "{\"version\":" + Quote(kVersion) + ",\"window\":{";
+  std::string s = "{\"version\":" + JsonQuote(kVersion) + ",\"window\":{";
   if (window_bounded) {
     if (window_start_ns != INT64_MIN) s += "\"start_us\":" + FormatMicros(window_start_ns) + ",";
     if (window_end_ns != INT64_MAX) s += "\"end_us\":" + FormatMicros(window_end_ns) + ",";
     if (start_step) s += "\"start_step\":" + std::to_string(*start_step) + ",";
     if (end_step) s += "\"end_step\":" + std::to_string(*end_step) + ",";
   }
-  s += "\"text\":" + Quote(WindowText(*this)) + "},\"align\":" + Quote(AlignName(align));
+  s += "\"text\":" + JsonQuote(WindowText(*this)) + "},\"align\":" + JsonQuote(AlignName(align));
   if (align_step) s += ",\"align_step\":" + std::to_string(*align_step);
   s += ",\"events\":" + std::to_string(events_written) + ",\"job\":{";
   if (job_start_ns <= job_end_ns)
@@ -281,7 +279,7 @@ std::string Report::ToJson() const {
   // Whether its times are dates: some source has a clock (else all are relative, placed at 0).
   const bool clock = std::any_of(sources.begin(), sources.end(), [](const SourceReport& r) { return r.included && r.absolute; });
   s += std::string("\"clock\":") + (clock ? "true" : "false") + ",";
-  s += "\"steps_from\":" + Quote(steps.empty() ? "" : steps_from) + ",\"steps\":[";
+  s += "\"steps_from\":" + JsonQuote(steps.empty() ? "" : steps_from) + ",\"steps\":[";
   for (size_t i = 0; i < steps.size() && i < 100000; i++)
     s += (i ? ",[" : "[") + std::to_string(steps[i].first) + "," + FormatMicros(steps[i].second) + "]";
   s += "]},";
@@ -291,21 +289,21 @@ std::string Report::ToJson() const {
   for (const SourceReport& r : sources) {
     s += first ? "\n" : ",\n";
     first = false;
-    s += "{\"path\":" + Quote(r.path) + ",\"kind\":" + Quote(KindName(r.kind)) + ",\"node\":" + Quote(r.node) +
-         ",\"included\":" + (r.included ? "true" : "false") + ",\"note\":" + Quote(r.note) +
+    s += "{\"path\":" + JsonQuote(r.path) + ",\"kind\":" + JsonQuote(KindName(r.kind)) + ",\"node\":" + JsonQuote(r.node) +
+         ",\"included\":" + (r.included ? "true" : "false") + ",\"note\":" + JsonQuote(r.note) +
          ",\"bytes\":" + std::to_string(r.bytes) + ",\"inflated_bytes\":" + std::to_string(r.inflated_bytes) +
          ",\"events\":" + std::to_string(r.events_read) + ",\"kept\":" + std::to_string(r.events_kept) +
          ",\"dropped\":" + std::to_string(r.events_dropped) +
          ",\"outside_window\":" + std::to_string(r.events_outside) +
          ",\"metadata_merged\":" + std::to_string(r.metadata_merged) +
-         ",\"metadata_unused\":" + std::to_string(r.metadata_unused) + ",\"time_base\":" + Quote(r.time_base) +
-         ",\"time_base_kind\":" + Quote(BaseKindName(r.time_base_kind)) +
-         ",\"time_base_label\":" + Quote(BaseKindLabel(r.time_base_kind)) +
-         ",\"time_base_value\":" + Quote(r.time_base_value) + ",\"time_base_why\":" + Quote(r.time_base_why) + ",\"identity\":" + (r.included ? IdentityJson(r.identity) : "null") +
+         ",\"metadata_unused\":" + std::to_string(r.metadata_unused) + ",\"time_base\":" + JsonQuote(r.time_base) +
+         ",\"time_base_kind\":" + JsonQuote(BaseKindName(r.time_base_kind)) +
+         ",\"time_base_label\":" + JsonQuote(BaseKindLabel(r.time_base_kind)) +
+         ",\"time_base_value\":" + JsonQuote(r.time_base_value) + ",\"time_base_why\":" + JsonQuote(r.time_base_why) + ",\"identity\":" + (r.included ? IdentityJson(r.identity) : "null") +
          ",\"absolute\":" + (r.absolute ? "true" : "false") + ",\"offset_us\":" + std::to_string(r.offset_us) +
          ",\"aligned_us\":" + FormatMicros(r.aligned_ns) + ",\"placed_us\":" + FormatMicros(r.placed_ns) +
          ",\"clock_host\":" + std::to_string(r.clock_host);
-    s += ",\"label\":" + Quote(r.identity.group);  // what the page groups sources by
+    s += ",\"label\":" + JsonQuote(r.identity.group);  // what the page groups sources by
     if (r.pieces > 1) s += ",\"piece\":" + std::to_string(r.piece) + ",\"pieces\":" + std::to_string(r.pieces);
     s += "}";
   }
@@ -316,9 +314,9 @@ std::string Report::ToJson() const {
   for (const Diagnostic& d : warnings) {
     s += first ? "\n" : ",\n";
     first = false;
-    s += "{\"code\":" + Quote(CodeName(d.code)) + ",\"severity\":" + Quote(SeverityName(SeverityOf(d.code))) +
-         ",\"file\":" + Quote(d.file) + ",\"offset\":" + std::to_string(d.offset) +
-         ",\"at_byte\":" + (d.AtByte() ? "true" : "false") + ",\"message\":" + Quote(d.message) + "}";
+    s += "{\"code\":" + JsonQuote(CodeName(d.code)) + ",\"severity\":" + JsonQuote(SeverityName(SeverityOf(d.code))) +
+         ",\"file\":" + JsonQuote(d.file) + ",\"offset\":" + std::to_string(d.offset) +
+         ",\"at_byte\":" + (d.AtByte() ? "true" : "false") + ",\"message\":" + JsonQuote(d.message) + "}";
   }
   s += "]}";
   return s;

@@ -204,6 +204,8 @@ void WriteOutput(Job& job, const TrackPlan& tracks, const OutputOrder& order, co
                  const Sink& sink);
 
 std::string JsonEscape(std::string_view s);
+// As a JSON string: JsonQuote("a\"b") → "\"a\\\"b\"".
+std::string JsonQuote(std::string_view s);
 // The same appended to out (a ByteBuffer, a string), with no copy when nothing needs it.
 template <class Out>
 void AppendJsonEscaped(Out& out, std::string_view s) {

@@ -36,24 +36,12 @@
 namespace tracemerge {
 namespace {
 
-std::string Quoted(std::string_view text) {  // as a JSON string
-  std::string q = "\"";
-  AppendJsonEscaped(q, text);
-  q.push_back('"');
-  return q;
-}
-
 constexpr std::string_view kSuffix = ".xplane.pb";
 
 // ps → ns, to the nearest (halves up), for any int64.
 int64_t RoundPs(int64_t ps) {
   const int64_t q = ps / 1000, r = ps % 1000;
   return r >= 500 ? q + 1 : r < -500 ? q - 1 : q;
-}
-
-int64_t AddSat(int64_t a, int64_t b) {
-  int64_t out;
-  return __builtin_add_overflow(a, b, &out) ? (b > 0 ? INT64_MAX : INT64_MIN) : out;
 }
 
 // A plane's dictionaries: event metadata and stat names by id (views into the file).
@@ -191,7 +179,7 @@ class Reader {
           if (st.wire() == kWireVarint) v.integer = static_cast<int64_t>(st.varint()), v.json = std::to_string(*v.integer);
           break;
         case 5:
-          if (st.wire() == kWireBytes) v.json = Quoted(st.bytes());
+          if (st.wire() == kWireBytes) v.json = JsonQuote(st.bytes());
           break;
         case 6:
           if (st.wire() == kWireBytes) v.json = "\"(" + std::to_string(st.bytes().size()) + " bytes)\"";
@@ -199,7 +187,7 @@ class Reader {
         case 7:
           if (st.wire() == kWireVarint) {
             auto it = d.stats.find(static_cast<int64_t>(st.varint()));
-            v.json = Quoted(it == d.stats.end() ? std::string_view() : it->second);
+            v.json = JsonQuote(it == d.stats.end() ? std::string_view() : it->second);
           }
           break;
         default: break;
@@ -287,8 +275,8 @@ class Reader {
     e.offset = s_.arena.size();
     e.thread = thread;
     e.ph = 'X';
-    e.ts = AddSat(line_ns, RoundPs(offset_ps));
-    e.dur = std::max<int64_t>(0, AddSat(line_ns, RoundPs(AddSat(offset_ps, duration_ps))) - e.ts);
+    e.ts = AddNs(line_ns, RoundPs(offset_ps));
+    e.dur = std::max<int64_t>(0, AddNs(line_ns, RoundPs(AddNs(offset_ps, duration_ps))) - e.ts);
     e.has_ts = true;
     e.based = absolute;
     (absolute ? s_.based_events : s_.relative_events) = true;
