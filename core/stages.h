@@ -6,8 +6,7 @@
 //     ─ DescribeJob ─→ JobShape ─ ResolveWindow ─→ Window ─ ApplyWindow ─→ Job (keep)
 //     ─ AssignTracks ─→ TrackPlan (+ lanes) ─ OrderOutput ─→ OutputOrder ─ WriteOutput ─→ sink
 //
-// Each is tested alone (tests/unit/<stage>_test.cc, stages_test.cc) on jobs made of a few
-// parsed sources.
+// Each is tested alone (tests/unit/<stage>_test.cc) on jobs made of a few parsed sources.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Input formats: what one producer's files mean. Each format is one module
-// (core/formats/<name>.cc, one test file each in tests/unit/formats_test.cc)
+// (core/formats/<name>.cc, one test file each: tests/unit/<name>_test.cc)
 // behind this small interface — recognise a file, read its clock header,
 // steps and collectives while it is parsed, say its time base and who
 // recorded it. The stages ask a source (its Identity, TimeBase, steps,

@@ -9,6 +9,7 @@
 #include "formats/protobuf.h"
 #include "parse.h"
 #include "stream.h"
+#include "format_util.h"
 #include "test_util.h"
 
 namespace tracemerge {
@@ -40,15 +41,7 @@ std::string Event(int64_t meta, int64_t offset_ps, int64_t duration_ps, const st
   return Bytes(4, Int(1, meta) + Int(2, offset_ps) + Int(3, duration_ps) + stats);
 }
 
-ParsedSource Parse(const std::string& path, const std::string& bytes) {
-  SourceStream stream(path, 0, 1 << 30, false, ByteBuffer(), bytes.size());
-  stream.SetInFolder(true);
-  stream.Append(bytes);
-  SourceBytes in = std::move(stream).End();
-  in.Inflate();
-  EventParser parser;
-  return ParseSource(in, ParseLimits(), parser, nullptr);
-}
+using test::ParseFile;
 
 std::string Template(const ParsedSource& s, size_t i) { return std::string(s.arena.data() + s.events[i].offset, s.events[i].length); }
 
@@ -75,7 +68,7 @@ std::string Space(bool task_environment) {
 }
 
 TEST(XPlane, EveryEventAtItsPicosecondsRoundedToTheNanosecondNestedStaysNested) {
-  const ParsedSource s = Parse("job/plugins/profile/s/10.0.0.7_6003.xplane.pb", Space(true));
+  const ParsedSource s = ParseFile("job/plugins/profile/s/10.0.0.7_6003.xplane.pb", Space(true));
   ASSERT_EQ(s.cls.kind, Kind::kXPlane);
   ASSERT_EQ(s.events.size(), 4u) << "two host events, a kernel, a step (the aggregated one counted apart)";
   EXPECT_EQ(s.report.events_read, 4u);
@@ -106,14 +99,14 @@ TEST(XPlane, EveryEventAtItsPicosecondsRoundedToTheNanosecondNestedStaysNested) 
 }
 
 TEST(XPlane, TheTaskEnvironmentIsTheClockTheHostIsNamed) {
-  const ParsedSource with = Parse("j/10.0.0.7_6003.xplane.pb", Space(true));
+  const ParsedSource with = ParseFile("j/10.0.0.7_6003.xplane.pb", Space(true));
   const TimeBase tb = FormatOf(with.cls.format).Clock(with, {});
   EXPECT_EQ(tb.kind, BaseKind::kXPlaneStart);
   EXPECT_EQ(tb.base_ns, 1700000000000000000);
   const Identity id = FormatOf(with.cls.format).Identify(with, {});
   EXPECT_EQ(id.host, "10.0.0.7:6003");
   EXPECT_STREQ(id.host_from, "hostnames");
-  const ParsedSource without = Parse("j/10.0.0.7_6003.xplane.pb", Space(false));
+  const ParsedSource without = ParseFile("j/10.0.0.7_6003.xplane.pb", Space(false));
   EXPECT_EQ(FormatOf(without.cls.format).Clock(without, {}).kind, BaseKind::kNone);
 }
 
@@ -153,7 +146,7 @@ TEST(XPlane, InSmdebugsStepFolderTheSidecarPlacesItAndNamesItsHost) {
 TEST(XPlane, DamagedBytesAreNamedWithTheirOffsetNeverACrash) {
   const std::string good = Space(true);
   for (size_t cut = 1; cut < good.size(); cut++) {
-    const ParsedSource s = Parse("j/h.xplane.pb", good.substr(0, cut));
+    const ParsedSource s = ParseFile("j/h.xplane.pb", good.substr(0, cut));
     for (const Diagnostic& d : s.warnings) EXPECT_LE(d.offset, cut) << d.message;
     EXPECT_LE(s.events.size(), 4u);
   }
@@ -161,7 +154,7 @@ TEST(XPlane, DamagedBytesAreNamedWithTheirOffsetNeverACrash) {
   for (size_t at = 0; at < good.size(); at++) {
     std::string bad = good;
     bad[at] = static_cast<char>(bad[at] ^ 0xa5);
-    const ParsedSource s = Parse("j/h.xplane.pb", bad);
+    const ParsedSource s = ParseFile("j/h.xplane.pb", bad);
     for (const Diagnostic& d : s.warnings) {
       EXPECT_LE(d.offset, bad.size()) << d.message;
       said += d.message.rfind("protobuf:", 0) == 0;
@@ -173,7 +166,7 @@ TEST(XPlane, DamagedBytesAreNamedWithTheirOffsetNeverACrash) {
 
 TEST(XPlane, TheCorpusFileEveryEventOfEveryPlane) {
   const std::string path = test::Corpus("real/xprof_gpu_multi_worker/34.83.195.179_6003.xplane.pb");
-  const ParsedSource s = Parse("xprof/34.83.195.179_6003.xplane.pb", test::ReadFile(path));
+  const ParsedSource s = ParseFile("xprof/34.83.195.179_6003.xplane.pb", test::ReadFile(path));
   ASSERT_EQ(s.cls.kind, Kind::kXPlane);
   // PROVENANCE.tsv: /host:CPU 15 354 events, GPU 1, 4, 6 hold 19 / 3 875 / 3 880.
   std::map<std::string, size_t> per_plane;
