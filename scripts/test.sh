@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test.sh — installs and builds everything (scripts/build.sh --browser --wheels), then runs every
 # test: ctest (native unit, golden, jobs), tests/code (no core file over 450 lines, no function
-# over 80 unless it says why), node --test tests/wasm (wasm = native bytes, API,
+# over 80 unless it says why, each test suite in one file), node --test tests/wasm (wasm = native bytes, API,
 # worker), tests/e2e (the page in Chromium, notebook helper), and the packages
 # (scripts/package.sh into dist/, then tests/packages: the manylinux wheels' needs, the x86_64
 # wheel in fresh venvs (3.11 and 3.8), the aarch64 one under qemu-user, the sdist built in a
@@ -36,7 +36,7 @@ suite() {
 }
 
 suite "ctest build/native" ctest --test-dir build/native --output-on-failure -j2
-suite "tests/code (file and function sizes)" python3 -m unittest discover -s tests/code
+suite "tests/code (file and function sizes, test layout)" python3 -m unittest discover -s tests/code
 # ---- NODE TESTS: the wasm build, byte-identical to native; API, worker protocol --------
 suite "node --test tests/wasm" node --test tests/wasm/
 # ---- BROWSER TESTS: the page in Debian's Chromium, Firefox, WebKit; notebook helper -------

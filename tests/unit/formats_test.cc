@@ -5,6 +5,8 @@
 #include "formats/collectives.h"
 #include "formats/format.h"
 #include "format_util.h"
+#include "kinds.h"
+#include "test_util.h"
 
 namespace tracemerge {
 namespace {
@@ -42,6 +44,14 @@ TEST(Classify, NameAloneIsNotEnoughAndNonTracesAreSkippedWithAReason) {
   EXPECT_EQ(KindFromFilterName("trace.json.gz"), Kind::kTfTrace);
   EXPECT_EQ(KindFromFilterName("other"), Kind::kOther);
   EXPECT_FALSE(KindFromFilterName("nope"));
+}
+
+TEST(Classify, RawGzippedHead) {
+  std::string gz = test::Gzip(R"({"traceEvents":[)" + std::string(100000, ' '));
+  auto c = ClassifyRaw("r/rank0.json.gz", gz.substr(0, 200));
+  EXPECT_EQ(c.kind, Kind::kOther);
+  EXPECT_EQ(c.node, "rank0");
+  EXPECT_EQ(ClassifyRaw("x.json.gz", std::string("\x1f\x8bgarbage", 9)).kind, Kind::kSkipped);
 }
 
 // ---- collectives (shared by the modules) ----------------------------------------------------

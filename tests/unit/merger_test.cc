@@ -12,7 +12,7 @@
 
 namespace tracemerge::test {
 
-TEST(SystemMetrics, EverySampleBecomesACounterPerNode) {
+TEST(MergedMetrics, EverySampleBecomesACounterPerNode) {
   std::string lines =
       R"({"Type":"cpu","Name":"cpu0","Dimension":"CPUUtilization","Value":4.76,"NodeId":"algo-1","Timestamp":1591160699.4570894})"
       "\n"
@@ -29,7 +29,7 @@ TEST(SystemMetrics, EverySampleBecomesACounterPerNode) {
   EXPECT_TRUE(HasWarning(r.report, Code::kNote));  // the broken last line
 }
 
-TEST(Output, MetadataFirstSortedStableAndReportEmbedded) {
+TEST(MergedOutput, MetadataFirstSortedStableAndReportEmbedded) {
   std::string trace = R"([{"ph":"i","name":"late","pid":1,"ts":9},{"ph":"i","name":"tie1","pid":1,"ts":5},
                           {"ph":"M","name":"process_sort_index","pid":1,"args":{"sort_index":3}},
                           {"ph":"i","name":"tie2","pid":1,"ts":5}])";
@@ -45,7 +45,7 @@ TEST(Output, MetadataFirstSortedStableAndReportEmbedded) {
   EXPECT_NE(r.output.find("\"displayTimeUnit\":\"ms\""), std::string::npos);
 }
 
-TEST(Output, GzipOutputInflatesToThePlainOutput) {
+TEST(MergedOutput, GzipOutputInflatesToThePlainOutput) {
   std::vector<Input> in = {{"t.json", R"([{"ph":"X","name":"a","pid":1,"ts":1,"dur":1}])"}};
   Options o;
   MergeResult plain = MergeInputs(in, o);
@@ -88,10 +88,6 @@ TEST(Input, BadEventsAreReportedWithOffsetAndTheRestMerges) {
   EXPECT_EQ(s.events_kept, 2u);
 }
 
-}  // namespace tracemerge::test
-
-namespace tracemerge::test {
-
 TEST(Progress, ReportsStagesAndCanCancel) {
   std::string trace = "[";
   for (int i = 0; i < 50000; i++) trace += R"({"ph":"i","name":"e","pid":1,"ts":)" + std::to_string(i) + "},";
@@ -130,14 +126,6 @@ TEST(Scan, DescribesTheJobWithoutWriting) {
   EXPECT_EQ(r.report.steps_from, "pythontimeline step_num");
   EXPECT_NE(r.report.Summary().find("steps (pythontimeline step_num): 0-"), std::string::npos) << r.report.Summary();
   EXPECT_EQ(r.report.sources.size(), 3u);
-}
-
-TEST(Classify, RawGzippedHead) {
-  std::string gz = Gzip(R"({"traceEvents":[)" + std::string(100000, ' '));
-  auto c = ClassifyRaw("r/rank0.json.gz", gz.substr(0, 200));
-  EXPECT_EQ(c.kind, Kind::kOther);
-  EXPECT_EQ(c.node, "rank0");
-  EXPECT_EQ(ClassifyRaw("x.json.gz", std::string("\x1f\x8bgarbage", 9)).kind, Kind::kSkipped);
 }
 
 }  // namespace tracemerge::test
