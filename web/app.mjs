@@ -187,6 +187,8 @@ async function scan(gen, thenMerge = false) {
     if (!current()) return;
     state.report = r.result.report;
     applyReport(r.result.report);
+    await nextTask();  // (the overview of 20 000 sources is a task of its own: ~0.1 s)
+    if (!current()) return;
     jobView.show(r.result.report);
     await nextTask();  // (then the table)
   } catch (e) {

@@ -3,6 +3,7 @@
 //   const names = oneEventFiles(dir, 20000, 300);         // f00301.json …, host-0_1001.….pt.trace.json …
 //   const run = await mergeOnPage(session, dir, names);    // the page, timed, its download
 //   const cli = nodeCli(dir, names, out);                  // the Node CLI, timed
+import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -55,11 +56,12 @@ function watch() {
 // its file input (or, input 'folder-input', the folder), scanned, merged with its default
 // options and downloaded. Returns
 //   { tableMs: the folded table's first rows after the files reached the page,
-//     scanMs: from then to the overview, mergeS: Merge pressed → done, rows: the folded rows'
+//     scanMs: from then to the overview, mergeS: Merge pressed → done (the fastest of `merges`
+//     merges, one after the other; the download is the last one's), rows: the folded rows'
 //     texts once scanned, showAll: its button's text, bytes: the download,
 //     longTasks: [{ at: ms after the files reached the page, ms }] (before: the browser's own,
 //     making the FileList), status }
-export async function mergeOnPage(session, dir, names, { input = 'file-input', timeout = 300000 } = {}) {
+export async function mergeOnPage(session, dir, names, { input = 'file-input', timeout = 300000, merges = 1 } = {}) {
   const page = await session.ctx.newPage();
   page.setDefaultTimeout(timeout);
   const errors = [];
@@ -74,10 +76,15 @@ export async function mergeOnPage(session, dir, names, { input = 'file-input', t
   const scanMs = await since() - tableMs;
   const rows = await page.locator('#files tbody tr.folded').allInnerTexts();
   const showAll = await page.getByTestId('show-all-files').textContent();
-  const t0 = performance.now();
-  await page.getByTestId('merge').click();
-  const status = await waitDone(page);
-  const mergeS = (performance.now() - t0) / 1000;
+  let mergeS = Infinity;
+  let status = '';
+  for (let i = 0; i < merges; i++) {  // (Merge again: the page merges anew, its result replaced)
+    const t0 = performance.now();
+    await page.getByTestId('merge').click();
+    assert.equal(await page.getByTestId('status').getAttribute('data-state'), 'merging');
+    status = await waitDone(page);
+    mergeS = Math.min(mergeS, (performance.now() - t0) / 1000);
+  }
   const [dl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download').click()]);
   const bytes = fs.readFileSync(await dl.path());
   const longTasks = await page.evaluate(() => window.longTasks.map((t) => ({ at: t.at - window.filesChosenAt, ms: t.ms })));
