@@ -1,6 +1,6 @@
 // Worker entry: runs merges off the page's thread. Works as a browser module
 // Worker and as a Node worker_threads Worker. Protocol: protocol.mjs.
-import { MSG, PROGRESS_INTERVAL_MS, errorData, toPieces } from './protocol.mjs';
+import { MSG, PROGRESS_INTERVAL_MS, errorData, toPieces, transferOf } from './protocol.mjs';
 import { helpersFrom } from './scheduler.mjs';
 import { TraceMergeError, mergeFiles } from './tracemerge.mjs';
 
@@ -56,16 +56,16 @@ async function runMerge({ id, files, options, aliveMs }) {
     const { result } = await mergeFiles(files, options, { onProgress, signal: abort.signal, onChunk, helper: canHelp });
     const pieces = toPieces(result);
     if (file) {
-      post({ type: MSG.DONE, id, blob: await file.finish(), result: pieces });
+      post({ type: MSG.DONE, id, blob: await file.finish(), result: pieces }, transferOf(pieces));
     } else if (inBrowser) {
       const type = options.gzip ? 'application/gzip' : 'application/json';
       blobs.push(new Blob(chunks));
       const parts = [];
       for (let i = 0, at = 0; i < blobs.length; at += blobs[i++].size) if (blobs[i].size) parts.push(at);
-      post({ type: MSG.DONE, id, blob: new Blob(blobs, { type }), parts, result: pieces });
+      post({ type: MSG.DONE, id, blob: new Blob(blobs, { type }), parts, result: pieces }, transferOf(pieces));
     } else {
       const buffers = chunks.map((c) => c.buffer);
-      post({ type: MSG.DONE, id, chunks: buffers, result: pieces }, buffers);
+      post({ type: MSG.DONE, id, chunks: buffers, result: pieces }, [...buffers, ...transferOf(pieces)]);
     }
   } catch (e) {
     await file?.remove();

@@ -35,13 +35,19 @@ test('2 000 small files: at most ten progress messages a second, the last event 
   assert.deepEqual([progress.at(-1).stage, progress.at(-1).eventsDone], ['write', 2000]);
 });
 
-test('a result crosses in pieces: its long arrays in slices, parsed back the same', async () => {
-  const { toPieces, fromPieces } = await import(path.join(WASM, 'protocol.mjs'));
+test('a result crosses in pieces: its long arrays in slices of bytes, transferred, parsed back the same', async () => {
+  const { toPieces, fromPieces, transferOf } = await import(path.join(WASM, 'protocol.mjs'));
   const result = { eventsWritten: 2500, report: { overview: { lanes: [{ density: [0, 2, 1] }] },
-    sources: Array.from({ length: 2500 }, (_, i) => ({ path: `f${i}.json`, identity: { host: i % 2 ? 'a' : '' } })) } };
+    sources: Array.from({ length: 2500 }, (_, i) => ({ path: `f${i}.json · ü`, identity: { host: i % 2 ? 'a' : '' } })) } };
   const pieces = toPieces(result);
   assert.deepEqual(pieces.slices.map((s) => s.path.join('.')), ['report.sources', 'report.sources', 'report.sources']);
-  assert.deepEqual(await fromPieces(pieces), result);
+  const { port1, port2 } = new MessageChannel();
+  const arrived = new Promise((resolve) => { port2.onmessage = (e) => resolve(e.data); });
+  port1.postMessage(pieces, transferOf(pieces));
+  assert.ok(pieces.slices.every((s) => s.bytes.byteLength === 0), 'the slices moved, not copied');
+  assert.deepEqual(await fromPieces(await arrived), result);
+  port1.close();
+  port2.close();
 });
 
 test('structured errors and cancel with a fresh worker afterwards', async () => {
