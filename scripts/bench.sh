@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench.sh — the merge against simdjson's DOM parser on the same files, side by side.
-#   scripts/bench.sh [SIZE_MB...]     (default: 50 200)   RUNS=3 (median)   THREADS="1 2"
+#   scripts/bench.sh [SIZE_MB...]     (default: 50 200 dense160)   RUNS=3 (median)   THREADS="1 2"
 # For each size it generates a synthetic profiler-output job (tests/bench/gen_job.py,
-# cached in build/bench/) and measures, on the same files (system metrics included):
+# cached in build/bench/; "denseN": its --dense job of N MB, smdebug's sources only, ~80
+# bytes an event) and measures, on the same files (system metrics included):
 #   dom:     inflate + simdjson's dom::parser::parse of every file — structure, strings,
 #            numbers and UTF-8 validated, one thread (tests/bench/ceiling.cc --dom), with
 #            the heap on huge pages as the CLI has it (page faults cost ~8 µs on this VM);
@@ -41,7 +42,7 @@ cd "$(dirname "$0")/.."
 [ -x build/native/tracemerge ] && [ -f build/wasm/tracemerge-cli.mjs ] || bash scripts/build.sh
 RUNS=${RUNS:-3}
 read -r -a threads <<<"${THREADS:-1 2}"
-sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(50 200)
+sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(50 200 dense160)
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 calc() { awk "BEGIN { print $* }"; }
@@ -138,7 +139,7 @@ PY
   exit 0
 fi
 
-head="| input MB | DOM native s | + write s | DOM held native s"
+head="| input MB | events | DOM native s | + write s | DOM held native s"
 for t in "${threads[@]}"; do head+=" | merge native --threads $t s (× DOM + write)"; done
 head+=" | parse 1→${threads[-1]} threads | plan share | native RSS × input | DOM wasm s"
 for t in "${threads[@]}"; do head+=" | merge wasm $((t - 1)) helpers s (× DOM + write)"; done
@@ -147,7 +148,8 @@ echo "$head"
 echo "$head" | sed 's/[^|]*|/---|/g; s/^---|/|/'
 for size in "${sizes[@]}"; do
   job=build/bench/job$size
-  [ -d "$job" ] || python3 tests/bench/gen_job.py "$job" "$size" >/dev/null
+  dense=""; [[ $size == dense* ]] && dense=--dense
+  [ -d "$job" ] || python3 tests/bench/gen_job.py "$job" "${size#dense}" $dense >/dev/null
   mapfile -t files < <(find "$job" -type f ! -name '*.metadata' | sort)
   bytes=$(build/native/tracemerge_ceiling --dom "${files[@]}" | cut -d' ' -f1)
   mb=$(calc "$bytes / 1000000")
@@ -173,7 +175,8 @@ for size in "${sizes[@]}"; do
   dom_n=$(column 1)
   write=$(column $((4 + 3 * n)))
   ref_n=$(calc "$dom_n + $write")
-  row="| $(printf %.0f "$mb") | $(printf %.3f "$dom_n") | $(printf %.3f "$write") | $(printf %.3f "$(column $((3 + 3 * n)))")"
+  events=$(build/native/tracemerge "$job" -o "$out" --quiet --report /dev/stdout | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
+  row="| $(printf %.0f "$mb")${dense:+ (dense)} | $events | $(printf %.3f "$dom_n") | $(printf %.3f "$write") | $(printf %.3f "$(column $((3 + 3 * n)))")"
   for k in $(seq 1 "$n"); do
     m=$(column $((1 + k)))
     row+=" | $(printf '%.3f (%.2f×)' "$m" "$(calc "$m / $ref_n")")"

@@ -12,6 +12,9 @@ Layout (as smdebug writes it):
       + the <step dir>/<node>_<start_us>_<end_us>.metadata sidecar
   system/incremental/<hour>/<epoch_s>.<node>.json                   JSON-lines metrics
   kineto/<node>.pt.trace.json.gz                                    Kineto, baseTimeNanoseconds, flows
+
+--dense: the same smdebug sources without Kineto's, most of the bytes in small events (~80 bytes
+each: model timeline slices, Horovod B/E pairs, compact TF events), as smdebug's own timelines are.
 """
 import argparse
 import gzip
@@ -70,12 +73,13 @@ def horovod(rng, n, span_us):
     return '[\n' + ',\n'.join(lines) + '\n]\n'
 
 
-def tf_trace(rng, n, span_us):
+def tf_trace(rng, n, span_us, compact=False):
     ev = [{"pid": 1, "name": "process_name", "ph": "M", "args": {"name": "/host:CPU"}}]
     for _ in range(n):
         ev.append({"pid": 1, "tid": 376039232 + rng.randint(0, 3), "ts": round(rng.uniform(0, span_us), 3),
                    "name": "TensorHandle::GetResourceHandleInfo WaitReady", "ph": "X", "dur": round(rng.uniform(0.5, 50), 3)})
-    return json.dumps({"displayTimeUnit": "ns", "metadata": {"highres-ticks": True}, "traceEvents": ev + [{}]}, indent=1)
+    doc = {"displayTimeUnit": "ns", "metadata": {"highres-ticks": True}, "traceEvents": ev + [{}]}
+    return json.dumps(doc, separators=(',', ':')) if compact else json.dumps(doc, indent=1)
 
 
 def system(rng, n, span_us, node):
@@ -107,6 +111,7 @@ def main():
     ap.add_argument('size_mb', type=float)
     ap.add_argument('--nodes', type=int, default=4)
     ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--dense', action='store_true', help='small events, no Kineto (see above)')
     a = ap.parse_args()
     rng = random.Random(a.seed)
     per_node = a.size_mb * 1e6 / a.nodes
@@ -115,17 +120,19 @@ def main():
     for n in range(a.nodes):
         node = 'algo-%d' % (n + 1)
         pe = os.path.join(a.out, 'framework/pevents/2020091312')
-        # Rough bytes per event: ~120; split the node's budget across kinds.
-        k = int(per_node / 120)
-        steps = max(10, k // 90)
+        # Budget per event: ~120 bytes (dense: ~89, as the kinds below come out: ~82 bytes an event); split the node's budget across kinds.
+        k = int(per_node / (89 if a.dense else 120))
+        steps = max(10, k // (400 if a.dense else 90))
+        model, hvd, tf, metrics = (k * 4 // 10, k // 5, k // 5, k // 20) if a.dense else (k * 3 // 10, k // 10, k // 6, k // 8)
         total += write(f'{pe}/{BASE_US + span}_{node}_pythontimeline.json', pythontimeline(rng, steps, span // steps))
-        total += write(f'{pe}/{BASE_US + span}_{node}_model_timeline.json', model_timeline(rng, k * 3 // 10, span))
-        total += write(f'{pe}/{BASE_US + span}_{node}_horovod_timeline.json', horovod(rng, k // 10, span))
+        total += write(f'{pe}/{BASE_US + span}_{node}_model_timeline.json', model_timeline(rng, model, span))
+        total += write(f'{pe}/{BASE_US + span}_{node}_horovod_timeline.json', horovod(rng, hvd, span))
         step_dir = os.path.join(a.out, 'framework/tensorflow/detailed_profiling/2020091312/%09d' % n)
-        total += write(f'{step_dir}/plugins/profile/2020_09_13_12_00_00/{node}.trace.json.gz', tf_trace(rng, k // 6, span), gz=True)
+        total += write(f'{step_dir}/plugins/profile/2020_09_13_12_00_00/{node}.trace.json.gz', tf_trace(rng, tf, span, a.dense), gz=True)
         write(f'{step_dir}/{node}_{BASE_US}_{BASE_US + span}.metadata', '')
-        total += write(os.path.join(a.out, f'system/incremental/2020091312/{BASE_US // 1000000}.{node}.json'), system(rng, k // 8, span, node))
-        total += write(os.path.join(a.out, f'kineto/{node}.pt.trace.json.gz'), kineto(rng, k // 8, span), gz=True)
+        total += write(os.path.join(a.out, f'system/incremental/2020091312/{BASE_US // 1000000}.{node}.json'), system(rng, metrics, span, node))
+        if not a.dense:
+            total += write(os.path.join(a.out, f'kineto/{node}.pt.trace.json.gz'), kineto(rng, k // 8, span), gz=True)
     print(f'{a.out}: {total / 1e6:.1f} MB uncompressed')
 
 
