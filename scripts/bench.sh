@@ -46,6 +46,8 @@ sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(50 200 dense160)
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 calc() { awk "BEGIN { print $* }"; }
+# The events a job merges to (its report's count; an untimed run).
+events_of() { build/native/tracemerge "$1" -o build/bench/out.json --quiet --report /dev/stdout | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])'; }
 # Each timed run starts with the previous output removed and written back (untimed).
 secs() { local t0 t1; rm -f build/bench/out.json; sync; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); calc "$t1 - $t0"; }
 # The phases: "read+parse plan write" seconds, as one word (read:plan:write).
@@ -89,7 +91,7 @@ if [ "${1:-}" = --xplane ]; then
   job=build/bench/xplane json=build/bench/xplane-as.json out=build/bench/out.json
   [ -d "$job" ] || python3 tests/bench/gen_xplane.py "$job" --hosts 4 --gpus-per-host 8 --steps 200 --collectives 20 --seed 5 >/dev/null
   [ -f "$json" ] || build/native/tracemerge "$job" -o "$json" --quiet
-  events=$(build/native/tracemerge "$json" -o "$out" --quiet --report /dev/stdout | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
+  events=$(events_of "$json")
   # The largest plane's bytes (an XSpace's field 1, length-delimited, at its top level).
   plane=$(python3 - "$job" <<'PY'
 import os, sys
@@ -175,7 +177,7 @@ for size in "${sizes[@]}"; do
   dom_n=$(column 1)
   write=$(column $((4 + 3 * n)))
   ref_n=$(calc "$dom_n + $write")
-  events=$(build/native/tracemerge "$job" -o "$out" --quiet --report /dev/stdout | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
+  events=$(events_of "$job")
   row="| $(printf %.0f "$mb")${dense:+ (dense)} | $events | $(printf %.3f "$dom_n") | $(printf %.3f "$write") | $(printf %.3f "$(column $((3 + 3 * n)))")"
   for k in $(seq 1 "$n"); do
     m=$(column $((1 + k)))

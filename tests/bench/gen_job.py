@@ -120,7 +120,8 @@ def main():
     for n in range(a.nodes):
         node = 'algo-%d' % (n + 1)
         pe = os.path.join(a.out, 'framework/pevents/2020091312')
-        # Budget per event: ~120 bytes (dense: ~89, as the kinds below come out: ~82 bytes an event); split the node's budget across kinds.
+        # The node's budget in events (bytes per event: ~120, dense ~89, which the dense kinds'
+        # mix below turns into ~82-byte events and SIZE_MB overall), split across the kinds.
         k = int(per_node / (89 if a.dense else 120))
         steps = max(10, k // (400 if a.dense else 90))
         model, hvd, tf, metrics = (k * 4 // 10, k // 5, k // 5, k // 20) if a.dense else (k * 3 // 10, k // 10, k // 6, k // 8)
