@@ -1,5 +1,6 @@
 #include "event_parser.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "json_reader.h"
@@ -349,18 +350,19 @@ bool EventParser::Parse(const char* data, size_t len, EventFields* f, std::strin
   return true;
 }
 
-bool EventParser::ParseMetric(const char* data, size_t len, MetricFields* m, std::string* error) {
-  *m = {};
+bool EventParser::ParseRecord(const char* data, size_t len, const std::string_view* keys, size_t n,
+                              std::string_view* tokens, std::string* error) {
+  std::fill(tokens, tokens + n, std::string_view());
   scratch_.clear();
   Reader r{data, data, data + len, &scratch_, max_string_, std::min(max_depth_, kMaxNesting), {}, 0};
   std::string_view tok;
   const bool ok = r.Fields([&](std::string_view, std::string_view key) {
                     if (!r.Skip(&tok)) return false;
-                    if (key == "Name") m->name = Unquote(tok);
-                    else if (key == "Dimension") m->dimension = Unquote(tok);
-                    else if (key == "NodeId") m->node = Unquote(tok);
-                    else if (key == "Value") m->value = tok;
-                    else if (key == "Timestamp") m->timestamp = tok;
+                    for (size_t k = 0; k < n; k++)
+                      if (key == keys[k]) {
+                        tokens[k] = tok;
+                        break;
+                      }
                     return true;
                   }) &&
                   r.End();

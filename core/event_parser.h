@@ -63,13 +63,6 @@ const char* ConversionText(unsigned bit);
 //   R"(a\ud800b)" → R"(a\ufffdb)"
 std::string WithoutSurrogateEscapes(std::string_view text, bool* changed);
 
-// One line of smdebug system metrics:
-// {"Type":"cpu","Name":"cpu0","Dimension":"CPUUtilization","Value":4.76,"NodeId":"algo-1","Timestamp":1591160699.45}
-struct MetricFields {
-  std::string_view name, dimension, node;  // string contents, quotes stripped
-  std::string_view value, timestamp;       // raw tokens
-};
-
 // Placeholders in output templates. Control bytes never occur in valid JSON
 // text, so the writer finds them without ambiguity.
 constexpr char kPidMark = '\x01';
@@ -114,7 +107,12 @@ class EventParser {
   // the file — its caller makes the Diagnostic, with the file's offset, from error_offset().)
   bool Parse(const char* data, size_t len, EventFields* out, std::string* error,
              ByteBuffer* tpl = nullptr, IdTable* ids = nullptr, size_t* consumed = nullptr);
-  bool ParseMetric(const char* data, size_t len, MetricFields* out, std::string* error);
+  // A flat record (a line of JSON lines): validates the object as Parse does, and sets
+  // tokens[k] to the raw token of keys[k] (the last one, when a key repeats; "" when absent,
+  // or when its value is an object or an array). The keys are the caller's (a format's):
+  //   keys {"Name", "Value"}, {"Name":"cpu0","x":1,"Value":4.7} → tokens {"\"cpu0\"", "4.7"}
+  bool ParseRecord(const char* data, size_t len, const std::string_view* keys, size_t n, std::string_view* tokens,
+                   std::string* error);
   // Strings longer than this make the event invalid (ParseError::kStringTooLong).
   void set_max_string(size_t bytes) { max_string_ = bytes; }
   // Objects and arrays nested deeper than this (the event itself is level 1)

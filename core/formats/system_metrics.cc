@@ -15,6 +15,14 @@
 namespace tracemerge {
 namespace {
 
+// The fields of a line the merge reads, and what they say.
+constexpr std::string_view kKey[] = {"Name", "Dimension", "NodeId", "Value", "Timestamp"};
+constexpr size_t kKeys = sizeof kKey / sizeof kKey[0];
+struct Metric {
+  std::string_view name, dimension, node;  // string contents, quotes stripped
+  std::string_view value, timestamp;       // raw tokens
+};
+
 // The first line of JSON-lines system metrics names these fields.
 bool LooksLikeMetrics(std::string_view head) {
   const std::string_view line = head.substr(0, head.find('\n'));
@@ -40,12 +48,13 @@ class SystemMetrics final : public Format {
   bool ReadLines(ParsedSource& s, std::string_view data, LineContext& cx) const override {
     ScanLines(data, [&](Span sp) {
       if (!cx.Tick(sp.offset)) return;
-      MetricFields m;
+      std::string_view t[kKeys];
       std::string error;
       s.report.events_read++;
       const bool last = sp.offset + sp.length >= data.size();
-      if (!cx.parser().ParseMetric(data.data() + sp.offset, sp.length, &m, &error) || m.timestamp.empty() ||
-          m.value.empty() || !IsPortableNumber(m.value)) {
+      const bool parsed = cx.parser().ParseRecord(data.data() + sp.offset, sp.length, kKey, kKeys, t, &error);
+      const Metric m{Unquote(t[0]), Unquote(t[1]), Unquote(t[2]), t[3], t[4]};
+      if (!parsed || m.timestamp.empty() || m.value.empty() || !IsPortableNumber(m.value)) {
         s.report.events_dropped++;
         if (last) return s.Warn(Code::kNote, sp.offset, "last line is incomplete (writer was still appending); skipped");
         return s.Warn(Code::kBadJson, sp.offset,

@@ -183,17 +183,21 @@ TEST(EventParser, RawControlCharactersAreInvalid) {
   EXPECT_FALSE(error.empty());
 }
 
-TEST(EventParser, Metrics) {
-  Padded p(R"({"Type": "cpu", "Name":"cpu0", "Dimension": "CPUUtilization", "Value":4.76,"NodeId":"algo-1","Timestamp":1591160699.4570894})");
+// A flat record's tokens by the caller's keys (system metrics' lines are read so).
+TEST(EventParser, RecordTokensByTheCallersKeys) {
+  Padded p(R"({"Type": "cpu", "Name":"cpu0", "Dimension": "CPUUtilization", "Value":4.76,"NodeId":"algo-1","Timestamp":1591160699.4570894,"Name":"cpu1","x":{"Value":1}})");
   EventParser parser;
-  MetricFields m;
+  const std::string_view keys[] = {"Name", "Value", "Timestamp", "Missing"};
+  std::string_view t[4] = {"stale", "stale", "stale", "stale"};
   std::string error;
-  ASSERT_TRUE(parser.ParseMetric(p.data.data(), p.len, &m, &error)) << error;
-  EXPECT_EQ(m.name, "cpu0");
-  EXPECT_EQ(m.dimension, "CPUUtilization");
-  EXPECT_EQ(m.node, "algo-1");
-  EXPECT_EQ(m.value, "4.76");
-  EXPECT_EQ(m.timestamp, "1591160699.4570894");
+  ASSERT_TRUE(parser.ParseRecord(p.data.data(), p.len, keys, 4, t, &error)) << error;
+  EXPECT_EQ(t[0], "\"cpu1\"");  // the last of a repeated key; a nested one is not the record's
+  EXPECT_EQ(t[1], "4.76");
+  EXPECT_EQ(t[2], "1591160699.4570894");
+  EXPECT_EQ(t[3], "");
+  Padded bad(R"({"Name":"cpu0",})");
+  EXPECT_FALSE(parser.ParseRecord(bad.data.data(), bad.len, keys, 4, t, &error));
+  EXPECT_FALSE(error.empty());
 }
 
 // The depth limit (the line itself is level 1) holds for metrics lines too,
@@ -201,11 +205,12 @@ TEST(EventParser, Metrics) {
 TEST(EventParser, DepthLimit) {
   EventParser parser;
   parser.set_max_depth(3);
-  MetricFields m;
+  const std::string_view keys[] = {"Name"};
+  std::string_view t[1];
   std::string error;
   Padded ok(R"({"Name":"a","x":[[1]]})"), deep(R"({"Name":"a","x":[[[1]]]})");
-  EXPECT_TRUE(parser.ParseMetric(ok.data.data(), ok.len, &m, &error)) << error;
-  EXPECT_FALSE(parser.ParseMetric(deep.data.data(), deep.len, &m, &error));
+  EXPECT_TRUE(parser.ParseRecord(ok.data.data(), ok.len, keys, 1, t, &error)) << error;
+  EXPECT_FALSE(parser.ParseRecord(deep.data.data(), deep.len, keys, 1, t, &error));
   EXPECT_EQ(error, "nested deeper than 3 levels");
   EXPECT_EQ(parser.error_offset(), deep.data.find("[1]"));
   // In events, args and id2 (read apart from other values) count the same way.

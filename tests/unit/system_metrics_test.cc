@@ -18,6 +18,9 @@ TEST(SystemMetrics, NodeIdNamesTheHostEachLineACounter) {
   ASSERT_EQ(s.events.size(), 1u);
   EXPECT_EQ(s.events[0].ph, 'C');
   EXPECT_EQ(s.events[0].ts, 1591160699500000000);
+  const std::string_view tpl = s.arena.view().substr(s.events[0].offset, s.events[0].length);
+  EXPECT_NE(tpl.find("\"name\":\"cpu0_CPUUtilization\""), std::string_view::npos) << tpl;
+  EXPECT_NE(tpl.find("\"args\":{\"value\":4.5}"), std::string_view::npos) << tpl;
   EXPECT_EQ(s.warnings[0].code, Code::kNote) << "a broken last line is normal";
   EXPECT_EQ(FormatOf(s.cls.format).Clock(s, {}).kind, BaseKind::kUnixSeconds);
   const Identity id = IdentityOf(s);
