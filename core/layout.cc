@@ -64,9 +64,31 @@ bool CanPutInTimeOrder(const ParsedSource& s) {
   return false;
 }
 
-// Puts events and templates in time order, the templates at their exact size,
+// The templates in time order (by_time: the events' file positions) into `into`
+// (its bytes overwritten). Both reads jump around: the next ones are asked for ahead.
+void MoveTemplates(ParsedSource& s, const std::vector<uint32_t>& by_time, ByteBuffer& into) {
+  const BlockVector<Event>& events = s.events;
+  const auto n = static_cast<uint32_t>(events.size());
+  into.clear();
+  into.reserve(s.arena.size() + kTemplateSlack);
+  s.arena.reserve(s.arena.size() + 16);  // (copies below read up to 15 bytes past a template)
+  const char* const arena = s.arena.data();
+  for (uint32_t k = 0; k < n; k++) {
+    if (k + 16 < n) __builtin_prefetch(&events[by_time[k + 16]]);
+    if (k + 8 < n) __builtin_prefetch(arena + events[by_time[k + 8]].offset);
+    const Event& e = events[by_time[k]];
+    char* w = into.Room(e.length + 16);
+    for (uint32_t c = 0; c < e.length; c += 16) std::memcpy(w + c, arena + e.offset + c, 16);
+    into.SetEnd(w + e.length);
+  }
+  into.swap(s.arena);  // (into: the old templates, to recycle)
+}
+
+// Puts events in time order, and their templates with them at their exact size
 // into the input's buffer (read by now and already in memory; the templates'
-// old buffer is recycled).
+// old buffer is recycled) where they fit in it. Where they do not (a compact
+// input: an XSpace's templates are ~5× its bytes), they stay where they are, read
+// by offset: copying them into fresh memory would cost as much as the parse.
 void PutInTimeOrder(ParsedSource& s, ByteBuffer& input, Budget& budget) {
   BlockVector<Event>& events = s.events;
   const auto n = static_cast<uint32_t>(events.size());
@@ -88,22 +110,9 @@ void PutInTimeOrder(ParsedSource& s, ByteBuffer& input, Budget& budget) {
     for (auto& mark : s.steps) mark.second = position[mark.second];
     for (Anchor& a : s.anchors) a.event = position[a.event];
   }
-  // The templates first. Both reads jump around: the next ones are asked for ahead.
-  ByteBuffer exact;
-  if (input.capacity() >= s.arena.size()) exact.swap(input);
+  const bool templates = input.capacity() >= s.arena.size();
+  if (templates) MoveTemplates(s, by_time, input);  // (input: then the old templates)
   budget.Recycle(input);
-  exact.clear();
-  exact.reserve(s.arena.size() + kTemplateSlack);
-  s.arena.reserve(s.arena.size() + 16);  // (copies below read up to 15 bytes past a template)
-  const char* const arena = s.arena.data();
-  for (uint32_t k = 0; k < n; k++) {
-    if (k + 16 < n) __builtin_prefetch(&events[by_time[k + 16]]);
-    if (k + 8 < n) __builtin_prefetch(arena + events[by_time[k + 8]].offset);
-    const Event& e = events[by_time[k]];
-    char* w = exact.Room(e.length + 16);
-    for (uint32_t c = 0; c < e.length; c += 16) std::memcpy(w + c, arena + e.offset + c, 16);
-    exact.SetEnd(w + e.length);
-  }
   // Then the events, in place (no second index): each cycle of the
   // permutation is followed from its start, every event moved to its place.
   // The places to come are read from by_time ahead of the moves, so that
@@ -125,14 +134,12 @@ void PutInTimeOrder(ParsedSource& s, ByteBuffer& input, Budget& budget) {
       __builtin_prefetch(&events[ahead = by_time[ahead]]);
     }
   }
-  uint64_t at = 0;  // the templates follow one another in time order
-  for (uint32_t k = 0; k < n; k++) {
+  uint64_t at = 0;  // the templates moved follow one another in time order
+  for (uint32_t k = 0; templates && k < n; k++) {
     events[k].offset = at;
     at += events[k].length;
   }
-  exact.ShrinkToFit(kTemplateSlack);
-  s.arena.swap(exact);
-  budget.Recycle(exact);
+  s.arena.ShrinkToFit(kTemplateSlack);
 }
 
 }  // namespace

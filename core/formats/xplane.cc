@@ -18,18 +18,15 @@
 // Host: XSpace.hostnames, else the file's name ("10.0.0.7_6003.xplane.pb").
 #include <algorithm>
 #include <cctype>
-#include <cmath>
-#include <cstdio>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
-#include "formats/collectives.h"
 #include "formats/format.h"
 #include "formats/protobuf.h"
 #include "formats/tf_profiler.h"
-#include "numbers.h"
+#include "formats/xplane.h"
 #include "event_parser.h"
+#include "numbers.h"
 #include "source.h"
 #include "stages.h"
 
@@ -44,13 +41,13 @@ int64_t RoundPs(int64_t ps) {
   return r >= 500 ? q + 1 : r < -500 ? q - 1 : q;
 }
 
-// A plane's dictionaries: event metadata and stat names by id (views into the file).
-struct EventMeta {
-  std::string_view name, display_name, stats;  // stats: the XEventMetadata's bytes (its XStats: field 5)
-};
-struct Dicts {
-  std::unordered_map<int64_t, EventMeta> events;
-  std::unordered_map<int64_t, std::string_view> stats;
+// Line facts each of its events needs.
+struct LineFacts {
+  uint32_t thread;
+  int64_t ns;     // timestamp_ns
+  bool absolute;  // Unix ns, not relative to the profile's start
+  bool steps;     // a device's "Steps" line
+  bool device;    // on a device plane
 };
 
 class Reader {
@@ -59,11 +56,11 @@ class Reader {
 
   bool Space(std::string_view data) {
     WireReader r(data, 0);
-    bool any = false;
-    while (r.Next()) {
+    bool any = false, stopped = false;
+    while (!stopped && r.Next()) {
       if (r.field() == 1 && r.wire() == kWireBytes) {
         any = true;
-        if (!Plane(r.Message())) return true;
+        stopped = !Plane(r.Message(), r.field_at());  // (damaged or cancelled: what was read stays, steps too)
       } else if (r.field() == 4 && r.wire() == kWireBytes && s_.said.host.empty()) {
         s_.said.host = std::string(r.bytes());  // (raw text, as source.h keeps it)
       }
@@ -88,17 +85,18 @@ class Reader {
             r.error() + "; kept the events before it");
   }
 
+  // Read twice: its name and dictionaries first (they may come after its lines), then its lines.
   // Returns false once the file is found damaged or the merge cancelled (nothing more is read).
-  bool Plane(WireReader plane) {
-    if (!cx_.Tick(plane.field_at())) return false;
+  bool Plane(const WireReader& whole, uint64_t at) {
+    if (!cx_.Tick(at)) return false;
     Dicts d;
     std::string_view name;
-    std::vector<WireReader> lines, stats;
+    std::vector<WireReader> stats;
+    WireReader plane = whole;
     while (plane.Next()) {
       const bool bytes = plane.wire() == kWireBytes;
       switch (plane.field()) {
         case 2: if (bytes) name = plane.bytes(); break;
-        case 3: if (bytes) lines.push_back(plane.Message()); break;
         case 4: if (bytes) EventMetaEntry(plane.Message(), &d); break;
         case 5: if (bytes) StatMetaEntry(plane.Message(), &d); break;
         case 6: if (bytes) stats.push_back(plane.Message()); break;
@@ -106,115 +104,33 @@ class Reader {
       }
     }
     if (plane.failed()) return Damaged(plane), false;
+    const bool device = name.rfind("/device:", 0) == 0;
+    Prepare(&d, device);
     if (name == "Task Environment") {
-      for (WireReader st : stats) {
+      for (const WireReader& st : stats) {
         Stat v = ReadStat(st, d);
-        if (v.name == "profile_start_time" && v.integer) s_.said.base_time = std::to_string(*v.integer);
+        if (v.name() == "profile_start_time" && v.integer) s_.said.base_time = std::to_string(*v.integer);
       }
       return true;
     }
-    const bool device = name.rfind("/device:", 0) == 0;
-    // An XLA collective op stands for a kernel only where the plane has none (TPU).
-    bool kernels = false;
-    if (device)
-      for (auto& [mid, m] : d.events) kernels |= IsNcclKernel(m.name);
     const std::string pid(name);  // (plane ids repeat: the host's and GPU 0's are both 0 in some files)
-    for (WireReader line : lines)
-      if (!Line(line, d, pid, name, device, kernels)) return false;
+    plane = whole;
+    while (plane.Next())
+      if (plane.field() == 3 && plane.wire() == kWireBytes && !Line(plane.Message(), d, pid, name, device)) return false;
     return true;
   }
 
-  static void EventMetaEntry(WireReader entry, Dicts* d) {  // map<int64, XEventMetadata>
-    int64_t key = 0;
-    EventMeta m;
-    while (entry.Next()) {
-      if (entry.field() == 1 && entry.wire() == kWireVarint) key = static_cast<int64_t>(entry.varint());
-      if (entry.field() != 2 || entry.wire() != kWireBytes) continue;
-      m.stats = entry.bytes();  // (its stats, field 5, read with each event)
-      WireReader value = entry.Message();
-      while (value.Next()) {
-        if (value.wire() != kWireBytes) continue;
-        if (value.field() == 2) m.name = value.bytes();
-        else if (value.field() == 4) m.display_name = value.bytes();
-      }
-    }
-    d->events[key] = m;
-  }
-
-  static void StatMetaEntry(WireReader entry, Dicts* d) {  // map<int64, XStatMetadata>
-    int64_t key = 0;
-    std::string_view name;
-    while (entry.Next()) {
-      if (entry.field() == 1 && entry.wire() == kWireVarint) key = static_cast<int64_t>(entry.varint());
-      if (entry.field() == 2 && entry.wire() == kWireBytes) {
-        WireReader value = entry.Message();
-        while (value.Next())
-          if (value.field() == 2 && value.wire() == kWireBytes) name = value.bytes();
-      }
-    }
-    d->stats[key] = name;
-  }
-
-  struct Stat {
-    std::string_view name;
-    std::string json;                // the value as JSON
-    std::optional<int64_t> integer;  // an integer value, as such
-  };
-  static Stat ReadStat(WireReader st, const Dicts& d) {
-    Stat v;
-    int64_t mid = 0;
-    while (st.Next()) {
-      switch (st.field()) {
-        case 1: mid = static_cast<int64_t>(st.varint()); break;
-        case 2:
-          if (st.wire() == kWireFixed64) v.json = Double(st.fixed_double());
-          break;
-        case 3:
-          if (st.wire() == kWireVarint) {
-            v.json = st.varint() <= uint64_t{INT64_MAX} ? std::to_string(st.varint()) : "\"" + std::to_string(st.varint()) + "\"";
-            if (st.varint() <= uint64_t{INT64_MAX}) v.integer = static_cast<int64_t>(st.varint());
-          }
-          break;
-        case 4:
-          if (st.wire() == kWireVarint) v.integer = static_cast<int64_t>(st.varint()), v.json = std::to_string(*v.integer);
-          break;
-        case 5:
-          if (st.wire() == kWireBytes) v.json = JsonQuote(st.bytes());
-          break;
-        case 6:
-          if (st.wire() == kWireBytes) v.json = "\"(" + std::to_string(st.bytes().size()) + " bytes)\"";
-          break;
-        case 7:
-          if (st.wire() == kWireVarint) {
-            auto it = d.stats.find(static_cast<int64_t>(st.varint()));
-            v.json = JsonQuote(it == d.stats.end() ? std::string_view() : it->second);
-          }
-          break;
-        default: break;
-      }
-    }
-    auto it = d.stats.find(mid);
-    v.name = it == d.stats.end() ? std::string_view() : it->second;
-    return v;
-  }
-  static std::string Double(double x) {
-    if (!std::isfinite(x)) return std::isnan(x) ? "\"NaN\"" : x > 0 ? "\"Infinity\"" : "\"-Infinity\"";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", x);
-    return buf;
-  }
-
-  bool Line(WireReader line, const Dicts& d, const std::string& pid, std::string_view plane, bool device, bool kernels) {
+  // Read twice, as a plane is: its facts, then its events.
+  bool Line(const WireReader& whole, const Dicts& d, const std::string& pid, std::string_view plane, bool device) {
     int64_t id = 0, display_id = 0, timestamp_ns = 0;
     std::string_view name, display_name;
-    std::vector<WireReader> events;
+    WireReader line = whole;
     while (line.Next()) {
       const bool bytes = line.wire() == kWireBytes;
       switch (line.field()) {
         case 1: id = static_cast<int64_t>(line.varint()); break;
         case 2: if (bytes) name = line.bytes(); break;
         case 3: timestamp_ns = static_cast<int64_t>(line.varint()); break;
-        case 4: if (bytes) events.push_back(line.Message()); break;
         case 10: display_id = static_cast<int64_t>(line.varint()); break;
         case 11: if (bytes) display_name = line.bytes(); break;
         default: break;
@@ -229,60 +145,65 @@ class Reader {
     if (p.name.empty()) p.name = JsonEscape(plane);
     // A device is a source of its own (ranks.cc splits the file by it): its collectives and waits are its own.
     if (auto ordinal = DeviceOrdinal(plane)) p.rank = *ordinal, p.labels = std::string(plane.substr(8));
-    const bool steps = device && name == "Steps";
-    const bool absolute = timestamp_ns >= kEpoch2001Ns;
-    for (WireReader ev : events)
-      if (!Event(ev, d, thread, timestamp_ns, absolute, steps, device, kernels)) return Damaged(ev), false;
+    const LineFacts facts{thread, timestamp_ns, timestamp_ns >= kEpoch2001Ns, device && name == "Steps", device};
+    line = whole;
+    while (line.Next())
+      if (line.field() == 4 && line.wire() == kWireBytes && !Event(line.Message(), line.field_at(), d, facts)) return false;
     return true;
   }
 
-  bool Event(WireReader ev, const Dicts& d, uint32_t thread, int64_t line_ns, bool absolute, bool steps, bool device,
-             bool kernels) {
+  bool Event(WireReader ev, uint64_t at, const Dicts& d, const LineFacts& l) {
     int64_t mid = 0, offset_ps = 0, duration_ps = 0;
     bool timed = false, aggregated = false;
-    std::vector<WireReader> stats;
-    const uint64_t at = ev.field_at();
+    args_.clear();
     while (ev.Next()) {
       switch (ev.field()) {
         case 1: mid = static_cast<int64_t>(ev.varint()); break;
         case 2: offset_ps = static_cast<int64_t>(ev.varint()), timed = true; break;
         case 3: duration_ps = static_cast<int64_t>(ev.varint()); break;
-        case 4: if (ev.wire() == kWireBytes) stats.push_back(ev.Message()); break;
+        case 4: if (ev.wire() == kWireBytes) args_.push_back(ReadStat(ev.Message(), d)); break;
         case 5: aggregated = true; break;
         default: break;
       }
     }
-    if (ev.failed()) return false;
+    if (ev.failed()) return Damaged(ev), false;
     if (aggregated && !timed) {
       if (!aggregated_++) aggregated_at_ = at;
       return true;
     }
-    auto it = d.events.find(mid);
-    const EventMeta meta = it == d.events.end() ? EventMeta{} : it->second;
-    std::vector<Stat> args;
-    for (WireReader st : stats) args.push_back(ReadStat(st, d));
-    if (!meta.stats.empty()) {  // the metadata's, unless the event says the same stat
-      WireReader ms(meta.stats, 0);
-      while (ms.Next())
-        if (ms.field() == 5 && ms.wire() == kWireBytes) {
-          Stat v = ReadStat(ms.Message(), d);
-          bool own = false;
-          for (const Stat& a : args) own |= a.name == v.name;
-          if (!own) args.push_back(std::move(v));
-        }
+    static const EventMeta kUnknown;
+    const EventMeta* found = d.events.Find(mid);
+    const EventMeta& meta = found ? *found : kUnknown;
+    for (const Stat& v : meta.own) {  // the metadata's, unless the event says the same stat
+      bool own = false;
+      for (const Stat& a : args_) own |= a.name() == v.name();
+      if (!own) args_.push_back(v);
     }
+    const auto index = static_cast<uint32_t>(s_.events.size());
+    Write(meta, d, l, offset_ps, duration_ps);
+    if (l.steps) Step(meta, d, index, &line_steps_);
+    for (const Stat& v : args_)  // a step marker of the host (JAX's StepTraceAnnotation: "train", step_num)
+      if (!l.device && v.name() == "step_num" && v.integer) step_nums_.push_back({*v.integer, index});
+    if (meta.anchor != AnchorKind::kNone)
+      s_.anchors.push_back({index, meta.anchor == AnchorKind::kExchange ? AnchorTier::kExchange : AnchorTier::kKernel,
+                            false, false, meta.anchor_key});
+    return true;
+  }
+
+  // The event (args_: its stats) and its template.
+  void Write(const EventMeta& meta, const Dicts& d, const LineFacts& l, int64_t offset_ps, int64_t duration_ps) {
     tracemerge::Event e;
     e.offset = s_.arena.size();
-    e.thread = thread;
+    e.thread = l.thread;
     e.ph = 'X';
-    e.ts = AddNs(line_ns, RoundPs(offset_ps));
-    e.dur = std::max<int64_t>(0, AddNs(line_ns, RoundPs(AddNs(offset_ps, duration_ps))) - e.ts);
+    e.ts = AddNs(l.ns, RoundPs(offset_ps));
+    e.dur = std::max<int64_t>(0, AddNs(l.ns, RoundPs(AddNs(offset_ps, duration_ps))) - e.ts);
     e.has_ts = true;
-    e.based = absolute;
-    (absolute ? s_.based_events : s_.relative_events) = true;
+    e.based = l.absolute;
+    (l.absolute ? s_.based_events : s_.relative_events) = true;
     ByteBuffer& a = s_.arena;
     a.append("{\"name\":\"");
-    AppendJsonEscaped(a, meta.name);
+    a.append(meta.name_json);
     a.append("\",\"ph\":\"X\",\"ts\":");
     a.push_back(kTsMark);
     a.append(",\"dur\":");
@@ -292,39 +213,33 @@ class Reader {
     a.append(",\"tid\":");
     a.push_back(kTidMark);
     bool first = true;
-    auto arg = [&](std::string_view key, std::string_view json) {
+    auto key = [&](std::string_view json) {
       a.append(first ? ",\"args\":{\"" : ",\"");
       first = false;
-      AppendJsonEscaped(a, key);
-      a.append("\":");
       a.append(json);
+      a.append("\":");
     };
-    if (!meta.display_name.empty() && meta.display_name != meta.name) arg("long_name", "\"" + JsonEscape(meta.display_name) + "\"");
-    for (const Stat& v : args)
-      if (!v.json.empty()) arg(v.name, v.json);
+    if (!meta.long_name.empty()) key("long_name"), a.append(meta.long_name);
+    for (const Stat& v : args_)
+      if (v.kind != Stat::kNone) key(v.meta ? std::string_view(v.meta->json) : std::string_view()), AppendValue(a, v, d);
     a.append(first ? "}" : "}}");
     e.length = static_cast<uint32_t>(a.size() - e.offset);
-    const auto index = static_cast<uint32_t>(s_.events.size());
     s_.events.push_back(e);
     s_.report.events_read++;
-    if (steps) Step(meta, args, index, &line_steps_);
-    for (const Stat& v : args)  // a step marker of the host (JAX's StepTraceAnnotation: "train", step_num)
-      if (!device && v.name == "step_num" && v.integer) step_nums_.push_back({*v.integer, index});
-    if (device) Collective(meta.name, kernels, index);
-    return true;
   }
 
   // A "Steps" line's event (xprof's, derived: named by its group id, with a group_id stat and
   // the host's step_name, "train 12"): the step the name's number says, else the group's.
-  static void Step(const EventMeta& meta, const std::vector<Stat>& args, uint32_t index, Marks* marks) {
+  void Step(const EventMeta& meta, const Dicts& d, uint32_t index, Marks* marks) const {
     std::optional<int64_t> step, group;
-    for (const Stat& v : args) {
-      if (v.name == "group_id" && v.integer) group = v.integer;
-      if (v.name == "step_name" && v.json.size() > 2) {
-        const std::string_view text = std::string_view(v.json).substr(1, v.json.size() - 2);
-        const size_t digits = text.find_last_not_of("0123456789") + 1;
-        if (digits < text.size() && text.size() - digits <= 12) step = ParseScaled(text.substr(digits), 1);
-      }
+    for (const Stat& v : args_) {
+      if (v.name() == "group_id" && v.integer) group = v.integer;
+      if (v.name() != "step_name") continue;
+      const std::string json = Json(v, d);
+      if (json.size() <= 2) continue;
+      const std::string_view text = std::string_view(json).substr(1, json.size() - 2);
+      const size_t digits = text.find_last_not_of("0123456789") + 1;
+      if (digits < text.size() && text.size() - digits <= 12) step = ParseScaled(text.substr(digits), 1);
     }
     if (!group && AllDigits(meta.name) && meta.name.size() <= 12) group = ParseScaled(meta.name, 1);
     if (step || group) marks->push_back({step ? *step : *group, index});
@@ -342,26 +257,12 @@ class Reader {
     return ParseScaled(n, 1);
   }
 
-  void Collective(std::string_view name, bool kernels, uint32_t index) {
-    std::string_view op;
-    if (IsNcclKernel(name)) {
-      op = SymmetricOp(name);
-      if (op.empty()) return s_.anchors.push_back({index, AnchorTier::kExchange, false, false, ""});
-    } else if (!kernels) {
-      op = XlaCollectiveOp(name);
-      if (op.empty()) return;
-    } else {
-      return;
-    }
-    // By name and place, as every rank runs the same program.
-    s_.anchors.push_back({index, AnchorTier::kKernel, false, false, std::string(op) + '\x1f' + std::string(name)});
-  }
-
   ParsedSource& s_;
   LineContext& cx_;
   uint64_t size_;
   uint64_t aggregated_ = 0, aggregated_at_ = 0;
   Marks step_nums_, line_steps_;
+  std::vector<Stat> args_;  // the event's stats (kept between events: no allocation per event)
 };
 
 std::string Spaced(std::string_view device) {  // "GPU:1" → "GPU 1"

@@ -164,6 +164,26 @@ TEST(XPlane, DamagedBytesAreNamedWithTheirOffsetNeverACrash) {
   EXPECT_GT(said, good.size() / 10) << "corruptions that break the wire format are said";
 }
 
+// What is said of one event names that event's bytes: a damaged event (its line's framing
+// intact) where its damage is, the aggregated events' note where the first of them is.
+TEST(XPlane, ADamagedOrAggregatedEventIsNamedAtItsOwnByte) {
+  const std::string aggregated = Bytes(4, Int(1, 1) + Int(5, 12));
+  const std::string cut = Bytes(4, Int(1, 1) + Int(2, 10) + std::string("\x18\x80", 2));  // duration's varint cut off
+  const std::string line = Bytes(3, Int(1, 1) + Int(3, 1000) + Event(1, 0, 5000) + aggregated + Event(1, 9000, 5000) + cut +
+                                        Event(1, 20000, 5000));
+  const std::string space = Bytes(1, Int(1, 0) + Bytes(2, "/host:CPU") + line + EventMeta(1, "op")) + Bytes(4, "h");
+  const ParsedSource s = ParseFile("j/h.xplane.pb", space);
+  EXPECT_EQ(s.events.size(), 2u) << "the events before the damaged one";
+  const size_t aggregated_at = space.find(aggregated), cut_at = space.find(cut);
+  ASSERT_NE(aggregated_at, std::string::npos);
+  std::map<Code, uint64_t> at;
+  for (const Diagnostic& d : s.warnings) at[d.code] = d.offset;
+  ASSERT_TRUE(at.count(Code::kNote));
+  EXPECT_EQ(at[Code::kNote], aggregated_at);
+  ASSERT_TRUE(at.count(Code::kBadEvent)) << "inside the file, not at its end: a bad event, not a cut file";
+  EXPECT_EQ(at[Code::kBadEvent], cut_at + 2 + 4) << "the field whose varint is cut (after the tag+length, two fields)";
+}
+
 TEST(XPlane, TheCorpusFileEveryEventOfEveryPlane) {
   const std::string path = test::Corpus("real/xprof_gpu_multi_worker/34.83.195.179_6003.xplane.pb");
   const ParsedSource s = ParseFile("xprof/34.83.195.179_6003.xplane.pb", test::ReadFile(path));
