@@ -82,6 +82,8 @@ void Inflater::Feed(std::string_view in, ByteBuffer& out) {
   }
 }
 
+void Inflater::Unlimit() { s_->max_output = UINT64_MAX; }
+
 Status Inflater::Finish() {
   if (s_->failed) return s_->problem;
   if (s_->in_member)

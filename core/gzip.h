@@ -33,6 +33,9 @@ class Inflater {
   // Appends what `in` inflates to. After the first error, further input is
   // ignored; `out` keeps everything inflated before the damage.
   void Feed(std::string_view in, ByteBuffer& out);
+  // No limit from now on: its caller keeps what it holds under one of its own
+  // (a source read in pieces, stream.h).
+  void Unlimit();
   // Done when the stream ended cleanly; else what went wrong (code, offset = the
   // compressed byte offset, message).
   Status Finish();

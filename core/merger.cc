@@ -159,6 +159,11 @@ void Merger::BeginSource(std::string path, uint64_t size_hint, bool in_folder) {
   m.open->SetInFolder(in_folder);
   m.open->SetLimitWhy(m.opt.max_inflated_why);
   m.open->SetGate(&m.gate);
+  // A file of records (an XSpace) too large to hold whole, or big enough to hold the gate, is
+  // read as it comes, one record held at a time — here, on the caller's thread (EndSource).
+  m.open->SetPieces(std::min(m.opt.big_input_bytes, m.opt.max_inflated_bytes / 2), [mp = &m](const SourceBytes& in) {
+    return ReadInPieces(in, mp->limits, mp->parsers[0], mp->Pooled() ? nullptr : &mp->ticker);
+  });
   m.exportable = nullptr;
 }
 
@@ -189,8 +194,9 @@ void Merger::EndSource() {
   m.open.reset();
   // On a worker while they keep up (one source may wait for them), else
   // here: every thread parses. (No progress from the workers'.) A big one is
-  // parsed here: what holds the gate must never wait in the queue.
-  if (m.workers && !job.in.big() && m.workers->TryPush(job)) return m.SayParsed();
+  // parsed here: what holds the gate must never wait in the queue; so is one read in
+  // pieces (it has this thread's parser).
+  if (m.workers && !job.in.big() && !job.in.pieces && m.workers->TryPush(job)) return m.SayParsed();
   m.Ingest(std::move(job.in), job.out, m.parsers[0], m.Pooled() ? nullptr : &m.ticker);
   m.exportable = m.workers ? nullptr : job.out;
   m.SayParsed();

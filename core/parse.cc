@@ -22,13 +22,23 @@ namespace {
 // format (formats/format.h) reads what its events mean.
 class SourceParser : public LineContext {
  public:
-  SourceParser(SourceBytes& in, ParsedSource& s, EventParser& parser, Ticker* ticker)
-      : data_(in.data.data()), size_(in.size), s_(s), parser_(parser), ticker_(ticker), format_(FormatOf(s.cls.format)) {}
+  // data: the whole file (or nothing, for a source read in pieces).
+  SourceParser(std::string_view data, ParsedSource& s, EventParser& parser, Ticker* ticker)
+      : data_(data.data()), size_(data.size()), s_(s), parser_(parser), ticker_(ticker), format_(FormatOf(s.cls.format)) {}
 
   // A trace's events; false when the file is not a trace.
   bool Trace(int max_depth);
-  // Lines its format reads itself (system metrics); false when it reads none.
-  bool Lines() { return format_.ReadLines(s_, std::string_view(data_, size_), *this); }
+  // Lines its format reads itself (system metrics), or its records (an XSpace's planes);
+  // false when it reads neither.
+  bool Lines() {
+    const std::string_view data(data_, size_);
+    if (std::unique_ptr<RecordReader> r = format_.Records(s_, *this)) {
+      const size_t n = r->Read(data, 0);
+      r->End(data.substr(n), n);
+      return true;
+    }
+    return format_.ReadLines(s_, data, *this);
+  }
   uint64_t ids() const { return ids_.size(); }
 
   // LineContext
@@ -329,19 +339,16 @@ void DropStraySteps(ParsedSource& s) {
              "–" + std::to_string(main->back().first) + "): kept as an event, not as a step");
 }
 
-}  // namespace
-
-ParsedSource ParseSource(SourceBytes& in, const ParseLimits& limits, EventParser& parser, Ticker* ticker) {
-  ParsedSource s;
+// What the first bytes say: classified and reported; false when it is not to be parsed.
+bool Begin(ParsedSource& s, const SourceBytes& in, std::string_view head, const ParseLimits& limits) {
   s.path = in.path;
   s.arrival = in.arrival;
-  s.warnings = std::move(in.warnings);
   s.in_folder = in.in_folder;
   SourceReport& r = s.report;
   r.path = s.path;
   r.bytes = in.bytes_given;
   r.inflated_bytes = in.size;
-  s.cls = Classify(s.path, std::string_view(in.data.data(), std::min<uint64_t>(in.size, 4096)));
+  s.cls = Classify(s.path, head.substr(0, 4096));
   if (s.cls.earlier_output && in.in_folder) SkipEarlierOutput(s.cls, "named *_merged_timeline.json as tracemerge and smdebug name theirs");
   r.kind = s.cls.kind;
   r.node = s.cls.node;
@@ -349,34 +356,32 @@ ParsedSource ParseSource(SourceBytes& in, const ParseLimits& limits, EventParser
     r.included = false;
     r.note = "skipped: " + s.cls.reason;
     s.Warn(s.cls.quiet ? Code::kSkipped : Code::kNotATrace, 0, "skipped: " + s.cls.reason);
-    return s;
+    return false;
   }
   if (s.cls.kind == Kind::kSidecar) {
     r.included = false;
     r.note = s.cls.reason;
-    return s;
+    return false;
   }
   if (!(limits.kinds & KindBit(s.cls.kind))) {
     r.included = false;
     r.note = "filtered out (kind not selected)";
-    return s;
+    return false;
   }
-  // Templates are about as long as the input; the layout stage shrinks them to fit.
-  s.arena.reserve(in.size + in.size / 8);
-  SourceParser p(in, s, parser, ticker);
-  if (!p.Lines() && !p.Trace(limits.max_depth)) {
-    r.included = false;
-    r.note = "not a trace";
-  }
-  s.id_count = p.ids();
+  return true;
+}
+
+// Once its events are read.
+void Finished(ParsedSource& s, bool in_folder, uint64_t ids) {
+  s.id_count = ids;
   DropStraySteps(s);
   if (s.merged_output || s.cls.earlier_output) {  // an earlier merge's output, found in a folder or named
-    if (in.in_folder) {
+    if (in_folder) {
       SkipEarlierOutput(s.cls, "tracemerge's metadata says so");
-      r.kind = s.cls.kind;
-      r.included = false;
-      r.note = "skipped: " + s.cls.reason;
-      s.Warn(Code::kSkipped, 0, r.note);
+      s.report.kind = s.cls.kind;
+      s.report.included = false;
+      s.report.note = "skipped: " + s.cls.reason;
+      s.Warn(Code::kSkipped, 0, s.report.note);
       s = Dropped(std::move(s));
     } else {
       s.Warn(Code::kNote, 0,
@@ -384,6 +389,60 @@ ParsedSource ParseSource(SourceBytes& in, const ParseLimits& limits, EventParser
              "are merged too");
     }
   }
+}
+
+// A source read as its bytes come: its format's records, one at a time.
+class PieceParse final : public Pieces {
+ public:
+  PieceParse(const SourceBytes& in, const ParseLimits& limits, EventParser& parser, Ticker* ticker)
+      : parse_(Begin(s_, in, in.data.view(), limits)), p_(std::string_view(), s_, parser, ticker),
+        r_(parse_ ? FormatOf(s_.cls.format).Records(s_, p_) : nullptr) {}
+  bool reads() const { return r_ != nullptr; }
+  size_t Take(std::string_view bytes, uint64_t at) override { return r_->Read(bytes, at); }
+  bool Stopped() const override { return r_->Stopped(); }
+  // The rest (in.data), and the source.
+  ParsedSource Finish(SourceBytes& in) {
+    r_->End(std::string_view(in.data.data(), in.size), in.taken);
+    s_.report.bytes = in.bytes_given;
+    s_.report.inflated_bytes = in.taken + in.size;
+    std::vector<Diagnostic> read = std::move(s_.warnings);  // (the stream's first, as for a source read whole)
+    s_.warnings = std::move(in.warnings);
+    for (Diagnostic& d : read) s_.warnings.push_back(std::move(d));
+    Finished(s_, in.in_folder, p_.ids());
+    return std::move(s_);
+  }
+
+ private:
+  ParsedSource s_;
+  bool parse_;
+  SourceParser p_;
+  std::unique_ptr<RecordReader> r_;
+};
+
+}  // namespace
+
+std::unique_ptr<Pieces> ReadInPieces(const SourceBytes& in, const ParseLimits& limits, EventParser& parser, Ticker* ticker) {
+  auto p = std::make_unique<PieceParse>(in, limits, parser, ticker);
+  return p->reads() ? std::move(p) : nullptr;
+}
+
+ParsedSource ParseSource(SourceBytes& in, const ParseLimits& limits, EventParser& parser, Ticker* ticker) {
+  if (in.pieces) {
+    ParsedSource s = static_cast<PieceParse&>(*in.pieces).Finish(in);  // (only ReadInPieces makes them)
+    in.pieces.reset();
+    return s;
+  }
+  ParsedSource s;
+  s.warnings = std::move(in.warnings);
+  if (!Begin(s, in, std::string_view(in.data.data(), in.size), limits)) return s;
+  // Templates are about as long as the input; the layout stage shrinks them to fit.
+  s.arena.reserve(in.size + in.size / 8);
+  SourceParser p(std::string_view(in.data.data(), in.size), s, parser, ticker);
+  if (!p.Lines() && !p.Trace(limits.max_depth)) {
+    s.report.included = false;
+    s.report.note = "not a trace";
+  }
+  Finished(s, in.in_folder, p.ids());
   return s;
 }
 

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 
 #include "event_parser.h"
 #include "merger.h"
@@ -53,6 +54,13 @@ struct ParseLimits {
 // in.Inflate() must have run. The parser carries the string and depth limits
 // (one per thread). ticker: progress and cancel ("parse", bytes of this
 // source), or null. in.data is left for the layout stage (layout.h).
+// A source read in pieces (in.pieces) is finished here: what it left in in.data read.
 ParsedSource ParseSource(SourceBytes& in, const ParseLimits& limits, EventParser& parser, Ticker* ticker);
+
+// A source of a format of records (formats/format.h RecordReader) read as its bytes
+// come (SourceStream::SetPieces): its records taken as each is whole, so that it
+// holds one record, not the file. null when its format reads whole files, or the
+// source is not to be parsed (skipped, filtered out). Its head: in.data, from byte 0.
+std::unique_ptr<Pieces> ReadInPieces(const SourceBytes& in, const ParseLimits& limits, EventParser& parser, Ticker* ticker);
 
 }  // namespace tracemerge

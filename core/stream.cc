@@ -61,22 +61,66 @@ void SourceStream::Take(std::string_view bytes) {
   if (gz_) {
     if (inflate_later_) {
       in_.compressed_.append(bytes);
-    } else {
-      in_.inflater_->Feed(bytes, in_.data);
-      in_.Grew();
+    } else if (!over_limit_) {
+      // While it may be read in pieces, a slice at a time: what the pieces take is let go of
+      // as it inflates (and Fed keeps what they hold under the limit).
+      const size_t slice = in_.pieces || open_ ? 4096 : bytes.size();
+      for (size_t at = 0; at < bytes.size() && !over_limit_; at += slice) {
+        in_.inflater_->Feed(bytes.substr(at, slice), in_.data);
+        in_.Grew();
+        Fed();
+      }
     }
     return;
   }
-  if (over_limit_) return;
-  if (in_.data.size() + bytes.size() > in_.max_bytes_) {
+  // Up to the limit at a time: a source read in pieces lets go of what they take, and goes on.
+  while (!over_limit_ && !bytes.empty()) {
+    const std::string_view now = bytes.substr(0, static_cast<size_t>(std::min<uint64_t>(bytes.size(), in_.max_bytes_ - in_.data.size())));
+    bytes.remove_prefix(now.size());
+    in_.data.append(now);
+    in_.Grew();
+    Fed();
+    if (bytes.empty() || in_.data.size() < in_.max_bytes_) continue;
     over_limit_ = true;
-    bytes = bytes.substr(0, in_.max_bytes_ - in_.data.size());
-    in_.warnings.push_back({Code::kTooLarge, in_.path, in_.max_bytes_,
-                            "file is larger than the limit of " + std::to_string(in_.max_bytes_) + " bytes" +
-                                in_.why_ + "; kept the first part"});
+    in_.warnings.push_back({Code::kTooLarge, in_.path, in_.taken + in_.max_bytes_,
+                            in_.pieces ? RecordTooLarge()
+                                       : "file is larger than the limit of " + std::to_string(in_.max_bytes_) + " bytes" +
+                                             in_.why_ + "; kept the first part"});
   }
-  in_.data.append(bytes);
-  in_.Grew();
+}
+
+void SourceStream::Fed() {
+  if (!in_.pieces) {
+    if (!open_ || in_.data.size() <= hold_) return;
+    in_.pieces = open_(in_);
+    open_ = nullptr;  // (asked once)
+    if (!in_.pieces) return;
+    if (in_.inflater_) in_.inflater_->Unlimit();  // (the limit is on what the pieces hold, kept here)
+  }
+  // At most the limit's worth at a time (an inflated slice may be more): a record larger
+  // than the limit never comes whole.
+  for (size_t n = 1; n;) {
+    const std::string_view held = in_.data.view().substr(0, static_cast<size_t>(std::min<uint64_t>(in_.data.size(), in_.max_bytes_)));
+    n = in_.pieces->Take(held, in_.taken);
+    const size_t rest = in_.data.size() - n;
+    if (n) std::memmove(in_.data.data(), in_.data.data() + n, rest);
+    in_.data.truncate(rest);
+    in_.taken += n;
+    if (in_.pieces->Stopped()) {  // (damaged or cancelled: the rest is not read)
+      in_.data.clear();
+      over_limit_ = true;
+      return;
+    }
+    if (rest <= in_.max_bytes_) return;
+  }
+  in_.data.truncate(in_.max_bytes_);  // (inflated past it: a plain file's bytes stop at the limit in Take)
+  over_limit_ = true;
+  in_.warnings.push_back({Code::kTooLarge, in_.path, in_.taken + in_.max_bytes_, RecordTooLarge()});
+}
+
+std::string SourceStream::RecordTooLarge() const {
+  return "a record from byte " + std::to_string(in_.taken) + " on is larger than the limit of " +
+         std::to_string(in_.max_bytes_) + " bytes" + in_.why_ + "; read the records before it";
 }
 
 char* SourceStream::Room(size_t n) {
@@ -98,10 +142,12 @@ void SourceStream::Appended(size_t k) {
   in_.bytes_given += k;
   in_.data.SetEnd(in_.data.data() + in_.data.size() + k);
   in_.Grew();
+  Fed();
 }
 
 SourceBytes SourceStream::End() && {
   if (!decided_) in_.data.append(pending_);
+  if (over_limit_ && in_.pieces) in_.inflater_.reset();  // (its stream was left unread on purpose)
   return std::move(in_);
 }
 

@@ -10,6 +10,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -60,7 +61,21 @@ class InputGate {
   bool held_ = false;
 };
 
-// One source's bytes, read whole; what the parse stage takes.
+// What reads a source's bytes as they come (parse.h ReadInPieces), for a format of
+// records (an XSpace's planes): the stream then holds one record, not the file.
+class Pieces {
+ public:
+  virtual ~Pieces() = default;
+  // bytes: the source's, from file offset `at`, as far as they have come → how many it is done with.
+  virtual size_t Take(std::string_view bytes, uint64_t at) = 0;
+  // Once true (the bytes are damaged, the merge cancelled), the rest is not read.
+  virtual bool Stopped() const { return false; }
+};
+struct SourceBytes;
+using PieceOpener = std::function<std::unique_ptr<Pieces>(const SourceBytes&)>;
+
+// One source's bytes, read whole (or, read in pieces, what the pieces have not taken);
+// what the parse stage takes.
 struct SourceBytes {
   std::string path;
   uint32_t arrival = 0;
@@ -69,6 +84,8 @@ struct SourceBytes {
   uint64_t bytes_given = 0;  // as they came (compressed, if gzipped)
   bool in_folder = false;    // found in a folder walk, not named by itself (Merger::BeginSource)
   std::vector<Diagnostic> warnings;  // TOO_LARGE, BAD_GZIP, TRUNCATED (of the compressed stream)
+  std::unique_ptr<Pieces> pieces;    // read as they came (SourceStream::SetPieces): data holds what it left,
+  uint64_t taken = 0;                // from this file offset on
 
   // Inflates what waits compressed (on whichever thread parses the source),
   // then pads data. Once only.
@@ -110,15 +127,23 @@ class SourceStream {
   // and the gate a source over its size must hold.
   void SetLimitWhy(std::string why) { in_.why_ = std::move(why); }
   void SetGate(InputGate* gate) { in_.gate_ = gate; }
+  // Once more than `hold` bytes wait (in the stream, not compressed for later), `open`
+  // is asked once whether the source reads in pieces; if it does, the bytes are given
+  // to it as they come, and those it takes are let go.
+  void SetPieces(uint64_t hold, PieceOpener open) { hold_ = hold, open_ = std::move(open); }
   SourceBytes End() &&;
 
  private:
   void Take(std::string_view bytes);
+  void Fed();  // data grew: to the pieces, if the source reads in them
+  std::string RecordTooLarge() const;  // TOO_LARGE's words for one of them
   SourceBytes in_;
   std::string pending_;  // the first byte, until gzip-or-not is known
   std::string room_;     // Room() while the bytes cannot go to data (gzip, not decided, over the limit)
   bool decided_ = false, gz_ = false, over_limit_ = false, inflate_later_ = false;
   uint64_t hint_ = 0;  // the expected size, as given (0: unknown)
+  uint64_t hold_ = UINT64_MAX;
+  PieceOpener open_;
 };
 
 }  // namespace tracemerge

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -109,6 +110,21 @@ class LineContext {
   virtual bool Tick(uint64_t offset) = 0;
 };
 
+// A format whose files are runs of records that read alone (an XSpace's planes)
+// reads them with one of these: over the whole file, or as its bytes come where
+// the file is too large to hold whole (parse.h ReadInPieces: one record held at a
+// time). Read gets the bytes not yet read, from file offset `at`, and returns how
+// many it is done with (whole records only); End, once the file has ended, the
+// rest (a record cut off, or nothing).
+class RecordReader {
+ public:
+  virtual ~RecordReader() = default;
+  virtual size_t Read(std::string_view bytes, uint64_t at) = 0;
+  virtual void End(std::string_view rest, uint64_t at) = 0;
+  // Once true (damaged, cancelled), what follows is not read.
+  virtual bool Stopped() const = 0;
+};
+
 // Whether an event the format reads is a clock header.
 enum class Header { kNo, kTaken, kBad };
 
@@ -130,6 +146,8 @@ class Format {
   // A format of JSON lines rather than trace events (system metrics) reads
   // its lines itself, into events with their templates: true when it did.
   virtual bool ReadLines(ParsedSource&, std::string_view /*data*/, LineContext&) const { return false; }
+  // A format of records (above) reads them with this; null for the others.
+  virtual std::unique_ptr<RecordReader> Records(ParsedSource&, LineContext&) const { return nullptr; }
 
   // Once every file is read, the sources are identified in two rounds: those whose
   // clock or host is chosen among the others' (a TF trace in smdebug's step folder, by

@@ -4,6 +4,35 @@
 
 namespace tracemerge {
 
+size_t FieldSize(std::string_view b) {
+  const char* p = b.data();
+  const char* const end = p + b.size();
+  auto varint = [&](uint64_t* out) {  // 1: read; 0: cut off here; -1: over 10 bytes
+    uint64_t v = 0;
+    for (int shift = 0; shift < 70; shift += 7) {
+      if (p >= end) return 0;
+      const auto byte = static_cast<unsigned char>(*p++);
+      v |= uint64_t{byte & 0x7fu} << (shift < 64 ? shift : 0);
+      if (byte < 0x80) return *out = v, 1;
+    }
+    return -1;
+  };
+  auto upto = [&](const char* q) { return static_cast<size_t>(q - b.data()); };
+  uint64_t tag = 0, v = 0;
+  int k = varint(&tag);
+  if (k <= 0) return k == 0 ? 0 : b.size();
+  switch (tag & 7) {
+    case kWireVarint: k = varint(&v); return k == 0 ? 0 : k < 0 ? b.size() : upto(p);
+    case kWireFixed64: return end - p >= 8 ? upto(p + 8) : 0;
+    case kWireFixed32: return end - p >= 4 ? upto(p + 4) : 0;
+    case kWireBytes:
+      k = varint(&v);
+      if (k <= 0) return k == 0 ? 0 : b.size();
+      return v <= static_cast<uint64_t>(end - p) ? upto(p + v) : 0;
+    default: return b.size();
+  }
+}
+
 bool WireReader::Fail(const char* what) {
   if (error_.empty()) {
     error_ = what;

@@ -13,6 +13,7 @@
 //   if (r.failed()) Warn(r.error_at(), r.error());   // truncated varint, length past the end, …
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -20,6 +21,12 @@
 namespace tracemerge {
 
 enum WireType : uint8_t { kWireVarint = 0, kWireFixed64 = 1, kWireBytes = 2, kWireFixed32 = 5 };
+
+// How many bytes the first field of `b` takes, once they have all come: 0 while
+// b ends inside it (more may come). A field that is not well formed (a tag or a
+// varint over 10 bytes, a wire type this schema does not use) counts to b's end:
+// reading it says what is wrong.
+size_t FieldSize(std::string_view b);
 
 class WireReader {
  public:

@@ -18,6 +18,7 @@
 // Host: XSpace.hostnames, else the file's name ("10.0.0.7_6003.xplane.pb").
 #include <algorithm>
 #include <cctype>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -50,22 +51,27 @@ struct LineFacts {
   bool device;    // on a device plane
 };
 
-class Reader {
+// An XSpace is a run of top-level fields, each read alone (format.h RecordReader):
+// its planes (1) and host names (4).
+class Reader final : public RecordReader {
  public:
-  Reader(ParsedSource& s, LineContext& cx, uint64_t size) : s_(s), cx_(cx), size_(size) {}
+  Reader(ParsedSource& s, LineContext& cx) : s_(s), cx_(cx) {}
 
-  bool Space(std::string_view data) {
-    WireReader r(data, 0);
-    bool any = false, stopped = false;
-    while (!stopped && r.Next()) {
-      if (r.field() == 1 && r.wire() == kWireBytes) {
-        any = true;
-        stopped = !Plane(r.Message(), r.field_at());  // (damaged or cancelled: what was read stays, steps too)
-      } else if (r.field() == 4 && r.wire() == kWireBytes && s_.said.host.empty()) {
-        s_.said.host = std::string(r.bytes());  // (raw text, as source.h keeps it)
-      }
+  size_t Read(std::string_view bytes, uint64_t at) override {
+    size_t done = 0;
+    while (!stopped_ && done < bytes.size()) {
+      const size_t n = FieldSize(bytes.substr(done));
+      if (n == 0) break;  // (it goes on past what has come)
+      Top(WireReader(bytes.substr(done, n), at + done), Code::kBadEvent);
+      done += n;
     }
-    if (r.failed()) Damaged(r);
+    return stopped_ ? bytes.size() : done;  // (once stopped, the rest is not read)
+  }
+
+  bool Stopped() const override { return stopped_; }
+
+  void End(std::string_view rest, uint64_t at) override {
+    if (!stopped_ && !rest.empty()) Top(WireReader(rest, at), Code::kTruncated);  // a field the file's end cuts
     // Steps as each device's Steps line marks them (xprof's: each device a source of its own, its
     // collectives in its steps), else as the host marked them (step_num: the host's source only).
     if (!step_nums_.empty() || !line_steps_.empty()) {
@@ -76,13 +82,24 @@ class Reader {
       s_.Warn(Code::kNote, aggregated_at_,
               std::to_string(aggregated_) + " aggregated event" + (aggregated_ == 1 ? "" : "s") +
                   " (num_occurrences: a count without a time of its own) counted here, not placed on the timeline");
-    return any || r.failed();
+    if (!any_ && !damaged_) s_.Warn(Code::kNotATrace, 0, "no plane in this XSpace");
   }
 
  private:
-  void Damaged(const WireReader& r) {
-    s_.Warn(r.error_at() + 16 >= size_ ? Code::kTruncated : Code::kBadEvent, r.error_at(),
-            r.error() + "; kept the events before it");
+  // One top-level field; damage there is `code`'s (the file's end cut it, or its bytes are wrong).
+  void Top(WireReader r, Code code) {
+    if (!r.Next()) return Damaged(r, code), void(stopped_ = true);
+    if (r.field() == 1 && r.wire() == kWireBytes) {
+      any_ = true;
+      stopped_ = !Plane(r.Message(), r.field_at());  // (damaged or cancelled: what was read stays, steps too)
+    } else if (r.field() == 4 && r.wire() == kWireBytes && s_.said.host.empty()) {
+      s_.said.host = std::string(r.bytes());  // (raw text, as source.h keeps it)
+    }
+  }
+
+  void Damaged(const WireReader& r, Code code = Code::kBadEvent) {
+    damaged_ = true;
+    s_.Warn(code, r.error_at(), r.error() + "; kept the events before it");
   }
 
   // Read twice: its name and dictionaries first (they may come after its lines), then its lines.
@@ -259,7 +276,7 @@ class Reader {
 
   ParsedSource& s_;
   LineContext& cx_;
-  uint64_t size_;
+  bool any_ = false, stopped_ = false, damaged_ = false;
   uint64_t aggregated_ = 0, aggregated_at_ = 0;
   Marks step_nums_, line_steps_;
   std::vector<Stat> args_;  // the event's stats (kept between events: no allocation per event)
@@ -285,10 +302,8 @@ class XPlane final : public Format {
     return true;
   }
 
-  bool ReadLines(ParsedSource& s, std::string_view data, LineContext& cx) const override {
-    Reader r(s, cx, data.size());
-    if (!r.Space(data)) s.Warn(Code::kNotATrace, 0, "no plane in this XSpace");
-    return true;
+  std::unique_ptr<RecordReader> Records(ParsedSource& s, LineContext& cx) const override {
+    return std::make_unique<Reader>(s, cx);
   }
 
   // A device's plane: its own collectives, its own waits (ranks.cc).

@@ -1,7 +1,9 @@
 // The ingest stages alone: bytes in (stream.h), parse (parse.h), layout (layout.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "layout.h"
@@ -109,6 +111,73 @@ TEST(Stream, OverTheLimitKeepsTheFirstPartWithAWarning) {
     EXPECT_EQ(in.warnings[0].code, Code::kTooLarge);
     EXPECT_EQ(in.warnings[0].file, "a.json");
   }
+}
+
+// Records of 3 to 40 bytes ("<length byte><bytes>"), read as they come: the stream holds
+// at most one record and a chunk, never the file, and reads a file far over its limit whole;
+// a record over the limit is said, with the records before it read.
+class LengthRecords final : public Pieces {
+ public:
+  size_t Take(std::string_view bytes, uint64_t at) override {
+    EXPECT_EQ(at, taken);
+    held = std::max(held, bytes.size());
+    size_t done = 0;
+    while (done < bytes.size() && done + 1 + static_cast<unsigned char>(bytes[done]) <= bytes.size())
+      done += 1 + static_cast<unsigned char>(bytes[done]);
+    taken += done;
+    return done;
+  }
+  uint64_t taken = 0;
+  size_t held = 0;
+};
+
+TEST(Stream, ARecordsSourceHoldsOneRecordAtATimeNotTheFile) {
+  std::string file;
+  for (int i = 0; file.size() < 5000; i++) file += std::string(1, static_cast<char>(2 + i % 39)) + std::string(2 + i % 39, 'r');
+  for (size_t chunk : {1, 7, 64}) {
+    SCOPED_TRACE(chunk);
+    LengthRecords* records = nullptr;
+    SourceStream s("x.rec", 0, /*limit=*/100, false, ByteBuffer(), file.size());
+    s.SetPieces(50, [&](const SourceBytes& in) {
+      EXPECT_GT(in.data.size(), 50u);
+      auto r = std::make_unique<LengthRecords>();
+      records = r.get();
+      return std::unique_ptr<Pieces>(std::move(r));
+    });
+    for (size_t at = 0; at < file.size(); at += chunk) s.Append(std::string_view(file).substr(at, chunk));
+    SourceBytes in = std::move(s).End();
+    ASSERT_NE(records, nullptr);
+    EXPECT_TRUE(in.warnings.empty()) << in.warnings[0].message;
+    EXPECT_EQ(records->taken + in.data.size(), file.size());
+    EXPECT_EQ(in.data.size(), 0u) << "every record whole, taken";
+    EXPECT_LE(records->held, 100u) << "the limit, not the file's 5000 bytes";
+  }
+  // A record of 200 bytes: over the limit from its first byte on.
+  size_t whole = 0;  // the first 1000-odd bytes' whole records
+  while (whole < 1000) whole += 1 + static_cast<unsigned char>(file[whole]);
+  const std::string big = file.substr(0, whole) + std::string(1, static_cast<char>(200)) + std::string(200, 'b');
+  SourceStream s("x.rec", 0, 100, false, ByteBuffer(), big.size());
+  s.SetPieces(50, [](const SourceBytes&) { return std::unique_ptr<Pieces>(std::make_unique<LengthRecords>()); });
+  s.Append(big);
+  SourceBytes in = std::move(s).End();
+  ASSERT_EQ(in.warnings.size(), 1u);
+  EXPECT_EQ(in.warnings[0].code, Code::kTooLarge);
+  EXPECT_EQ(in.taken, whole);
+  EXPECT_EQ(in.warnings[0].offset, whole + 100);
+  EXPECT_NE(in.warnings[0].message.find("a record from byte " + std::to_string(whole) + " on"), std::string::npos)
+      << in.warnings[0].message;
+}
+
+// A source that does not read in pieces (the opener says null) is held whole, as before.
+TEST(Stream, ASourceNotOfRecordsIsHeldWhole) {
+  const std::string text(300, 'x');
+  int asked = 0;
+  SourceStream s("a.json", 0, 1000, false, ByteBuffer(), text.size());
+  s.SetPieces(50, [&](const SourceBytes&) { return asked++, std::unique_ptr<Pieces>(); });
+  for (size_t at = 0; at < text.size(); at += 10) s.Append(std::string_view(text).substr(at, 10));
+  SourceBytes in = std::move(s).End();
+  EXPECT_EQ(asked, 1) << "asked once";
+  EXPECT_EQ(in.data.size(), 300u);
 }
 
 // The gzip length field is the file's word: believed up to what deflate can

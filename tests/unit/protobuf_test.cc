@@ -56,5 +56,24 @@ TEST(WireReader, NeverReadsPastItsBytes) {
   }
 }
 
+// Whether a field has all come: every wire type, cut at every byte (0: more to come), and
+// fields no reader can read (their size: the bytes given, for the reader to say why).
+TEST(FieldSize, WholeWhenItsBytesHaveComeUntilThenZero) {
+  const std::string varint = "\x08\x96\x01", fixed64 = "\x11" + std::string(8, '\x01'), fixed32 = "\x1d" + std::string(4, '\x02'),
+                    bytes = "\x22\x03" "abc", long_bytes = "\x0a\x80\x01" + std::string(128, 'p');
+  for (const std::string& field : {varint, fixed64, fixed32, bytes, long_bytes}) {
+    EXPECT_EQ(FieldSize(field), field.size());
+    EXPECT_EQ(FieldSize(field + "\x08\x01"), field.size()) << "the first field only";
+    for (size_t cut = 0; cut < field.size(); cut++) EXPECT_EQ(FieldSize(field.substr(0, cut)), 0u) << cut;
+  }
+  for (const std::string& bad : {std::string(11, '\xff'), std::string("\x08") + std::string(11, '\x80'),
+                                 std::string("\x0b\x01\x02"), std::string("\x0f\x01")}) {  // (groups, wire type 7)
+    EXPECT_EQ(FieldSize(bad), bad.size());
+    WireReader r(bad, 0);
+    EXPECT_FALSE(r.Next());
+    EXPECT_TRUE(r.failed()) << "the reader says why";
+  }
+}
+
 }  // namespace
 }  // namespace tracemerge

@@ -184,6 +184,65 @@ TEST(XPlane, ADamagedOrAggregatedEventIsNamedAtItsOwnByte) {
   EXPECT_EQ(at[Code::kBadEvent], cut_at + 2 + 4) << "the field whose varint is cut (after the tag+length, two fields)";
 }
 
+// A host's XSpace over the file limit (--max-file-mb; the wasm heap's 1 GB) is read a plane at
+// a time as its bytes come, each plane under the limit: the same bytes out as read whole, in
+// chunks smaller and larger than the limit, plain or gzipped, on one thread or more.
+class XPlaneJob : public test::GeneratorTest {};
+
+TEST_F(XPlaneJob, AFileOverTheLimitIsReadAPlaneAtATime) {
+  const std::string job = Generate("xp", "--hosts 2 --gpus-per-host 4 --steps 24 --collectives 4 --seed 60613", "gen_xplane.py");
+  const std::vector<test::Input> inputs = test::ReadTree(job);
+  size_t largest = 0;
+  for (const test::Input& in : inputs) {  // its planes: field 1, length-delimited, at the top level
+    WireReader r(in.bytes, 0);
+    while (r.Next()) largest = std::max(largest, r.bytes().size());
+  }
+  ASSERT_EQ(inputs.size(), 2u);
+  const size_t file = inputs[0].bytes.size();
+  ASSERT_GT(file, 3 * largest) << "the planes well under the file (its host plane a third of it)";
+  const test::MergeResult whole = test::MergeInputs(inputs, Options());
+  ASSERT_FALSE(whole.report.fatal);
+  std::vector<test::Input> gzipped = inputs;
+  for (test::Input& in : gzipped) in.name += ".gz", in.bytes = test::Gzip(in.bytes);
+  const test::MergeResult whole_gz = test::MergeInputs(gzipped, Options());
+  for (unsigned threads : {1u, 2u})
+    for (size_t chunk : {size_t{4096}, file}) {
+      SCOPED_TRACE("threads " + std::to_string(threads) + ", chunks of " + std::to_string(chunk));
+      Options o;
+      o.threads = threads;
+      o.max_inflated_bytes = 2 * largest;  // (read in pieces past half of it)
+      const test::MergeResult r = test::MergeInputs(inputs, o, chunk);
+      ASSERT_FALSE(r.report.fatal);
+      ASSERT_EQ(r.report.sources.size(), whole.report.sources.size());
+      for (size_t i = 0; i < r.report.sources.size(); i++)
+        EXPECT_EQ(r.report.sources[i].inflated_bytes, whole.report.sources[i].inflated_bytes) << r.report.sources[i].path;
+      EXPECT_TRUE(test::SameText(r.output, whole.output));
+      if (threads > 1) continue;  // (on threads a gzipped file inflates on a worker, whole: its limit is the file's)
+      EXPECT_TRUE(test::SameText(test::MergeInputs(gzipped, o, chunk).output, whole_gz.output));
+    }
+  // A plane over the limit (a host plane padded with an unknown field, last): said, with the
+  // planes before it read.
+  const test::Input one = inputs[0];
+  const std::string padded = Varint(10) + Varint(3 * largest) + std::string(3 * largest, 'p');
+  const std::string big = Bytes(1, Int(1, 99) + Bytes(2, "/host:Big") + padded);
+  for (const test::Input& in : {test::Input{one.name, one.bytes + big, true}, test::Input{one.name + ".gz", test::Gzip(one.bytes + big), true}}) {
+    SCOPED_TRACE(in.name);
+    Options small;
+    small.threads = 1;
+    small.max_inflated_bytes = 2 * largest;
+    const test::MergeResult cut = test::MergeInputs({in}, small, 4096);
+    ASSERT_FALSE(cut.report.fatal) << cut.report.fatal->ToString();
+    std::string said;
+    for (const Diagnostic& d : cut.report.warnings)
+      if (d.code == Code::kTooLarge) said = d.message;
+    std::string all;
+    for (const Diagnostic& d : cut.report.warnings) all += d.ToString() + "\n";
+    EXPECT_NE(said.find("record"), std::string::npos) << all;
+    EXPECT_NE(said.find(std::to_string(one.bytes.size())), std::string::npos) << "from the big plane's byte on: " << said;
+    EXPECT_EQ(test::Events(cut).size(), test::Events(test::MergeInputs({one}, Options())).size()) << "every plane before it";
+  }
+}
+
 TEST(XPlane, TheCorpusFileEveryEventOfEveryPlane) {
   const std::string path = test::Corpus("real/xprof_gpu_multi_worker/34.83.195.179_6003.xplane.pb");
   const ParsedSource s = ParseFile("xprof/34.83.195.179_6003.xplane.pb", test::ReadFile(path));
