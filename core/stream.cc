@@ -59,9 +59,19 @@ void SourceStream::Append(std::string_view bytes) {
 
 void SourceStream::Take(std::string_view bytes) {
   if (gz_) {
+    std::string waiting;
     if (inflate_later_) {
       in_.compressed_.append(bytes);
-    } else if (!over_limit_) {
+      // Grown large, one of a format that may read in pieces (asked by its name, the
+      // head still compressed) inflates here from now on, as it comes.
+      if (!open_ || probed_ || in_.compressed_.size() <= hold_ / 4) return;
+      probed_ = true;
+      if (!open_(in_)) return;
+      inflate_later_ = false;
+      waiting.swap(in_.compressed_);
+      bytes = waiting;
+    }
+    if (!over_limit_) {
       // While it may be read in pieces, a slice at a time: what the pieces take is let go of
       // as it inflates (and Fed keeps what they hold under the limit).
       const size_t slice = in_.pieces || open_ ? 4096 : bytes.size();

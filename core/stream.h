@@ -127,9 +127,10 @@ class SourceStream {
   // and the gate a source over its size must hold.
   void SetLimitWhy(std::string why) { in_.why_ = std::move(why); }
   void SetGate(InputGate* gate) { in_.gate_ = gate; }
-  // Once more than `hold` bytes wait (in the stream, not compressed for later), `open`
-  // is asked once whether the source reads in pieces; if it does, the bytes are given
-  // to it as they come, and those it takes are let go.
+  // Once more than `hold` bytes wait, `open` is asked once whether the source reads in
+  // pieces; if it does, the bytes are given to it as they come, and those it takes are
+  // let go. (A gzipped one kept compressed for later is asked, by its name, past hold/4
+  // compressed bytes: if it may, it inflates here from then on.)
   void SetPieces(uint64_t hold, PieceOpener open) { hold_ = hold, open_ = std::move(open); }
   SourceBytes End() &&;
 
@@ -144,6 +145,7 @@ class SourceStream {
   uint64_t hint_ = 0;  // the expected size, as given (0: unknown)
   uint64_t hold_ = UINT64_MAX;
   PieceOpener open_;
+  bool probed_ = false;  // a gzipped one kept compressed: asked whether it may read in pieces
 };
 
 }  // namespace tracemerge

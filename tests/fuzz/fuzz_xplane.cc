@@ -13,7 +13,8 @@
 // naming a byte inside the file; the output is strictly valid JSON with a
 // traceEvents array and the source keeps the books (read = kept + dropped +
 // outside + merged + unused); read in chunks, or imported, it is the same
-// output and report as read in one piece here.
+// output and report as read in one piece here, and read a plane at a time as the
+// bytes come (as a file too large to hold whole is).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -38,9 +39,11 @@ struct Merged {
   Report report;
 };
 
-Merged Merge(std::string_view name, std::string_view bytes, size_t chunk, bool helped) {
+// pieces: read as the bytes come, a plane at a time (past 16 bytes held: parse.h ReadInPieces).
+Merged Merge(std::string_view name, std::string_view bytes, size_t chunk, bool helped, bool pieces = false) {
   Options o;
   o.max_inflated_bytes = uint64_t{1} << 24;
+  if (pieces) o.big_input_bytes = 16;
   Merged r;
   Merger m(o);
   if (helped) {
@@ -81,6 +84,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Merged again = Merge(name, bytes, chunk, flags & 0x80);
   if (again.out != whole.out) Fail("the output differs read in chunks or imported");
   if (again.report.ToJson() != whole.report.ToJson()) Fail("the report differs read in chunks or imported");
+  const Merged pieces = Merge(name, bytes, chunk, false, true);
+  if (pieces.out != whole.out) Fail("the output differs read a plane at a time");
+  if (pieces.report.ToJson() != whole.report.ToJson()) Fail("the report differs read a plane at a time");
 
   const Report& r = whole.report;
   if (r.fatal) {

@@ -318,6 +318,30 @@ test('a file over the wasm per-file limit (1 GiB) keeps its first part, named; t
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+// An XSpace over the file limit is read a plane at a time as it comes (each plane under the
+// limit): natively and in wasm (helpers or not, gzipped or not), the bytes of a whole read.
+test('XPlane files over --max-file-mb: read a plane at a time, wasm = native = read whole', () => {
+  const dir = tmpDir('xplane-pieces');
+  const job = path.join(dir, 'job');
+  const gen = spawnSync('python3', [path.join(GOLDEN, '../bench/gen_xplane.py'), job, '--hosts', '2',
+    '--gpus-per-host', '8', '--steps', '120', '--collectives', '10', '--seed', '70117'], { encoding: 'utf8' });
+  assert.equal(gen.status, 0, gen.stderr);
+  const profile = path.join(job, 'plugins/profile', fs.readdirSync(path.join(job, 'plugins/profile'))[0]);
+  const files = fs.readdirSync(profile).map((f) => path.join(profile, f));
+  assert.ok(files.every((f) => fs.statSync(f).size > 2 << 20), 'files over 2 MB');
+  spawnSync('gzip', ['-k', files[1]]);  // (the .gz read instead of it)
+  fs.rmSync(files[1]);
+  const whole = run(NATIVE_CLI, [job, '-o', '-', '--quiet']);
+  assert.equal(whole.status, 0, whole.stderr);
+  for (const [cli, extra] of [[NATIVE_CLI, []], [NATIVE_CLI, ['--threads', '1']], [NODE_CLI, ['--threads', '1']],
+    [NODE_CLI, ['--threads', '3']]]) {
+    const r = run(cli, [job, '-o', '-', '--quiet', '--max-file-mb', '1', ...extra]);
+    assert.equal(r.status, 0, r.stderr.toString());
+    assert.ok(r.stdout.equals(whole.stdout), `${cli} ${extra.join(' ')}: outputs differ`);
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 // TF/JAX XSpaces (issue 36): hosts whose GPUs are sources of their own, parsed by the helpers
 // or the main instance, in or out of the heap — wasm = native bytes, gzipped files too.
 test('XPlane hosts (.xplane.pb, gzipped or not): wasm (helpers, store) = native bytes', () => {
