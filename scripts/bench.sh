@@ -34,7 +34,9 @@
 #   scripts/bench.sh --xplane: an XSpace job (tests/bench/gen_xplane.py: 4 hosts × 8 GPUs, 200
 #            steps, kept in build/bench/) against the same events as one JSON trace (the
 #            merge of it): wall time and ns per event, native (--threads 1 and 2) and wasm,
-#            and peak memory against the input and against the largest plane's bytes
+#            and peak memory against the input and against the largest plane's bytes; then
+#            one host's 69 MB XSpace under --memory-mb 64 (over the file limit it sets: read a
+#            plane at a time): events kept, RSS
 # The timings take turns run after run: this VM's speed drifts over minutes, and each
 # ratio compares runs made under the same conditions (the thread counts in both orders).
 set -euo pipefail
@@ -138,6 +140,16 @@ PY
   done
   echo
   echo "largest plane: $(calc "$plane / 1e6") MB; machine: $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"
+  # One host's XSpace larger than the file limit that --memory-mb 64 sets (an eighth: 64 MB): read
+  # a plane at a time as it comes. Its events all kept; its RSS, and the input it held at most.
+  big=build/bench/xplane-one-host
+  [ -d "$big" ] || python3 tests/bench/gen_xplane.py "$big" --hosts 1 --gpus-per-host 16 --steps 800 --collectives 20 --seed 7 >/dev/null
+  file=$(find "$big" -name '*.xplane.pb')
+  line=$(/usr/bin/time -v build/native/tracemerge "$big" -o "$out" --memory-mb 64 --report build/bench/report.json 2>&1 >/dev/null)
+  rss=$(awk -F': ' '/Maximum resident/ {print $2}' <<<"$line")
+  read -r got large <<<"$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["events"], sum(w["code"]=="TOO_LARGE" for w in r["warnings"]))' build/bench/report.json)"
+  echo
+  echo "one host's XSpace, $(calc "$(stat -c %s "$file") / 1e6") MB, --memory-mb 64 (file limit 64 MB): $got events written of $(events_of "$big"), $large TOO_LARGE; RSS $(calc "$rss / 1024") MB"
   exit 0
 fi
 
