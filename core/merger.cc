@@ -187,6 +187,8 @@ void Merger::AppendRoom(size_t k) {
   impl_->given += k;
 }
 
+void Merger::DropSource() { impl_->open.reset(); }
+
 void Merger::EndSource() {
   Impl& m = *impl_;
   if (!m.open) return;

@@ -270,6 +270,9 @@ class Merger {
   // than the size hint leaves, so that the source's buffer is not regrown).
   size_t ChunkSize(size_t max) const;
   void EndSource();
+  // The open source let go, neither parsed nor reported: its reading was stopped (Ctrl-C), and
+  // what came of it is not a file cut short.
+  void DropSource();
   void AddSource(std::string path, std::string_view bytes) {
     BeginSource(std::move(path));
     AppendChunk(bytes);

@@ -180,9 +180,9 @@ void ReadInputs(Merger& merger, const std::vector<Input>& inputs, uint64_t bytes
       }
     }
     ::close(fd);
+    if (*stopped) return merger.DropSource();  // (read no further: not a cut file)
     merger.EndSource();
     files_done++;
-    if (*stopped) return;
   }
 }
 

@@ -226,7 +226,8 @@ TEST_F(Cli, CtrlCCancelsTheMergeAndLeavesNothing) {
   const std::string out = (dir_ / "out.json").string();
   const pid_t pid = ::fork();
   if (pid == 0) {
-    ::execl(TRACEMERGE_CLI, "tracemerge", a.c_str(), fifo.c_str(), "-o", out.c_str(), "--quiet", "--threads", "1", nullptr);
+    ::dup2(::open((dir_ / "stderr.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600), 2);
+    ::execl(TRACEMERGE_CLI, "tracemerge", a.c_str(), fifo.c_str(), "-o", out.c_str(), "--threads", "1", nullptr);
     ::_exit(127);
   }
   struct sigaction on_alarm {};  // (an open that waits 60 s returns EINTR: no hung test)
@@ -245,6 +246,11 @@ TEST_F(Cli, CtrlCCancelsTheMergeAndLeavesNothing) {
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 130);
   EXPECT_FALSE(std::filesystem::exists(out));
+  // The file whose reading stopped is not called cut ("b.json @1: TRUNCATED"): it was not read to its end.
+  const std::string said = test::ReadFile((dir_ / "stderr.txt").string());
+  EXPECT_NE(said.find("interrupted; nothing written"), std::string::npos) << said;
+  EXPECT_EQ(said.find("TRUNCATED"), std::string::npos) << said;
+  std::filesystem::remove(dir_ / "stderr.txt");
   for (const auto& e : std::filesystem::directory_iterator(dir_))
     EXPECT_EQ(e.path().filename().string().rfind(".tracemerge-", 0), std::string::npos) << e.path();
 }
