@@ -35,6 +35,13 @@ class BlockVector {
     size_ = 0;
     shrunk_ = false;
   }
+  // The first n kept (n <= size()).
+  void truncate(size_t n) {
+    if (n >= size_) return;
+    const size_t blocks = (n + kBlock - 1) >> kShift;
+    if (blocks < blocks_.size()) blocks_.resize(blocks), shrunk_ = false;
+    size_ = n;
+  }
   // The last block cut to the elements it holds, once no more are added: a
   // job of a thousand small sources would otherwise hold a thousand mostly
   // empty blocks (160 MB).

@@ -144,16 +144,14 @@ void PutInTimeOrder(ParsedSource& s, ByteBuffer& input, Budget& budget) {
 
 }  // namespace
 
-// Moves the source's templates to the store, in time order so that the writer
-// reads them back mostly forward. On failure they stay in memory.
-static void Store(ParsedSource& s, Budget& budget) {
+bool StoreRun(ParsedSource& s, size_t first, Budget& budget) {
   const size_t n = s.events.size();
-  std::vector<uint32_t> order(n);
-  for (uint32_t i = 0; i < n; i++) order[i] = i;
+  std::vector<uint32_t> order(n - first);
+  for (size_t i = first; i < n; i++) order[i - first] = static_cast<uint32_t>(i);
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return s.events[a].ts < s.events[b].ts; });
-  std::vector<uint64_t> at(n);
+  std::vector<uint64_t> at(n - first);
   std::string piece;
-  uint64_t pos = 0;
+  uint64_t pos = s.stored_bytes;
   bool ok = true;
   auto put = [&] {  // in pieces of about 4 MB
     ok = ok && budget.Put(s.arrival, piece);
@@ -162,20 +160,28 @@ static void Store(ParsedSource& s, Budget& budget) {
   for (uint32_t i : order) {
     const Event& e = s.events[i];
     piece.append(s.arena.data() + e.offset, e.length);
-    at[i] = pos;
+    at[i - first] = pos;
     pos += e.length;
     if (piece.size() >= (4 << 20)) put();
   }
   put();
-  if (!ok) return s.Warn(Code::kIo, 0, "could not move this file's events out of memory; kept them in memory");
-  for (size_t i = 0; i < n; i++) s.events[i].offset = at[i];
+  if (!ok) return false;
+  for (size_t i = first; i < n; i++) s.events[i].offset = at[i - first];
   s.stored = true;
   s.stored_bytes = pos;
+  s.arena.clear();
+  return true;
+}
+
+// Moves the source's templates to the store, in time order so that the writer
+// reads them back mostly forward. On failure they stay in memory.
+static void Store(ParsedSource& s, Budget& budget) {
+  if (!StoreRun(s, 0, budget)) return s.Warn(Code::kIo, 0, "could not move this file's events out of memory; kept them in memory");
   s.arena.Free();
 }
 
 void LayOut(ParsedSource& s, ByteBuffer& input, Budget& budget) {
-  if (s.events.empty()) {
+  if (s.events.empty() || s.stored) {  // (stored: moved out as it was read, a record at a time)
     budget.Recycle(input);
     s.arena.Free();
   } else {

@@ -45,6 +45,10 @@ class Budget {
   uint64_t events_ = 0, arena_bytes_ = 0;
 };
 
+// Moves the templates of s's events from `first` on — all its arena holds — to the store,
+// after those it holds there, in time order (an XSpace read a plane at a time moves each
+// plane's as it goes: parse.cc). False when the store failed (then nothing moved).
+bool StoreRun(ParsedSource& s, size_t first, Budget& budget);
 // Lays out s (just parsed from `input`, which is recycled) and counts it.
 void LayOut(ParsedSource& s, ByteBuffer& input, Budget& budget);
 // Counts a source laid out elsewhere (imported), storing its templates when

@@ -162,7 +162,7 @@ void Merger::BeginSource(std::string path, uint64_t size_hint, bool in_folder) {
   // A file of records (an XSpace) too large to hold whole, or big enough to hold the gate, is
   // read as it comes, one record held at a time — here, on the caller's thread (EndSource).
   m.open->SetPieces(std::min(m.opt.big_input_bytes, m.opt.max_inflated_bytes / 2), [mp = &m](const SourceBytes& in) {
-    return ReadInPieces(in, mp->limits, mp->parsers[0], mp->Pooled() ? nullptr : &mp->ticker);
+    return ReadInPieces(in, mp->limits, mp->parsers[0], mp->Pooled() ? nullptr : &mp->ticker, &mp->budget);
   });
   m.exportable = nullptr;
 }

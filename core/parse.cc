@@ -7,6 +7,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "layout.h"
 #include "numbers.h"
 #include "stages.h"
 #include "simdjson.h"
@@ -303,42 +304,6 @@ ParsedSource Dropped(ParsedSource s) {
   return d;
 }
 
-// A step number far from the file's others (a stray "ProfilerStep#999999" among steps 0–5)
-// is one event's word against the rest: it stays an event, but not a step the window, the
-// waits or --align steps go by. Far: a gap of more than max(1000, 10 × the main run's span)
-// from the run of steps holding most marks, for a number that marks one place only.
-void DropStraySteps(ParsedSource& s) {
-  std::map<int64_t, uint32_t> marks;  // step → marks
-  for (auto [step, ev] : s.steps) marks[step]++;
-  if (marks.size() < 4) return;
-  // Runs of steps split at gaps over the bound, found from the run holding most marks.
-  std::vector<std::vector<std::pair<int64_t, uint32_t>>> runs(1);
-  for (auto it = marks.begin(); it != marks.end(); ++it) {
-    if (!runs.back().empty() && it->first - runs.back().back().first > 1000) runs.emplace_back();
-    runs.back().push_back(*it);
-  }
-  auto count = [](const auto& run) {
-    uint64_t n = 0;
-    for (auto [step, k] : run) n += k;
-    return n;
-  };
-  const auto main = std::max_element(runs.begin(), runs.end(), [&](auto& a, auto& b) { return count(a) < count(b); });
-  const int64_t far = std::max<int64_t>(1000, 10 * (main->back().first - main->front().first + 1));
-  std::set<int64_t> stray;
-  for (auto run = runs.begin(); run != runs.end(); ++run) {
-    const int64_t gap = run < main ? main->front().first - run->back().first : run->front().first - main->back().first;
-    if (run != main && run->size() == 1 && run->front().second == 1 && gap > far) stray.insert(run->front().first);
-  }
-  if (stray.empty()) return;
-  std::string list;
-  for (int64_t step : stray) list += (list.empty() ? "" : ", ") + std::to_string(step);
-  s.steps.erase(std::remove_if(s.steps.begin(), s.steps.end(), [&](const auto& m) { return stray.count(m.first) > 0; }),
-                s.steps.end());
-  s.Warn(Code::kNote, 0,
-         "step " + list + " marks one event far from this file's other steps (" + std::to_string(main->front().first) +
-             "–" + std::to_string(main->back().first) + "): kept as an event, not as a step");
-}
-
 // What the first bytes say: classified and reported; false when it is not to be parsed.
 bool Begin(ParsedSource& s, const SourceBytes& in, std::string_view head, const ParseLimits& limits) {
   s.path = in.path;
@@ -394,15 +359,21 @@ void Finished(ParsedSource& s, bool in_folder, uint64_t ids) {
 // A source read as its bytes come: its format's records, one at a time.
 class PieceParse final : public Pieces {
  public:
-  PieceParse(const SourceBytes& in, const ParseLimits& limits, EventParser& parser, Ticker* ticker)
+  PieceParse(const SourceBytes& in, const ParseLimits& limits, EventParser& parser, Ticker* ticker, Budget* budget)
       : parse_(Begin(s_, in, in.data.view(), limits)), p_(std::string_view(), s_, parser, ticker),
-        r_(parse_ ? FormatOf(s_.cls.format).Records(s_, p_) : nullptr) {}
+        r_(parse_ ? FormatOf(s_.cls.format).Records(s_, p_) : nullptr), budget_(budget) {}
   bool reads() const { return r_ != nullptr; }
-  size_t Take(std::string_view bytes, uint64_t at) override { return r_->Read(bytes, at); }
-  bool Stopped() const override { return r_->Stopped(); }
+  size_t Take(std::string_view bytes, uint64_t at) override {
+    const size_t n = r_->Read(bytes, at);
+    if (n) MoveOut(at + n);
+    return n;
+  }
+  bool Stopped() const override { return failed_ || r_->Stopped(); }
   // The rest (in.data), and the source.
   ParsedSource Finish(SourceBytes& in) {
-    r_->End(std::string_view(in.data.data(), in.size), in.taken);
+    r_->End(failed_ ? std::string_view() : std::string_view(in.data.data(), in.size), in.taken);
+    MoveOut(in.taken + in.size);
+    if (failed_) DropUnmoved();
     s_.report.bytes = in.bytes_given;
     s_.report.inflated_bytes = in.taken + in.size;
     std::vector<Diagnostic> read = std::move(s_.warnings);  // (the stream's first, as for a source read whole)
@@ -413,16 +384,41 @@ class PieceParse final : public Pieces {
   }
 
  private:
+  // Beyond the memory budget, the records' templates go to the store as they are read (each
+  // record's in time order), not once the file is: what it holds is a record's, not the file's.
+  void MoveOut(uint64_t at) {
+    if (!budget_ || failed_ || s_.events.size() == moved_ || !(s_.stored || budget_->MustStore(s_))) return;
+    if (StoreRun(s_, moved_, *budget_)) return void(moved_ = s_.events.size());
+    if (!s_.stored) return void(budget_ = nullptr);  // (in memory, then, all of it: as a file read whole)
+    // Some in the store, the rest not: the rest is dropped (DropUnmoved), the file read no further.
+    s_.Warn(Code::kIo, at, "could not move this file's events out of memory; dropped the " +
+                               std::to_string(s_.events.size() - moved_) + " read last and read no further");
+    failed_ = true;
+  }
+  void DropUnmoved() {
+    s_.report.events_dropped += s_.events.size() - moved_;
+    s_.events.truncate(moved_);
+    s_.arena.clear();
+    auto gone = [&](uint32_t event) { return event >= moved_; };
+    s_.steps.erase(std::remove_if(s_.steps.begin(), s_.steps.end(), [&](const auto& m) { return gone(m.second); }), s_.steps.end());
+    s_.anchors.erase(std::remove_if(s_.anchors.begin(), s_.anchors.end(), [&](const Anchor& a) { return gone(a.event); }),
+                     s_.anchors.end());
+  }
+
   ParsedSource s_;
   bool parse_;
   SourceParser p_;
   std::unique_ptr<RecordReader> r_;
+  Budget* budget_;       // null: no store, or it failed (all in memory)
+  size_t moved_ = 0;     // events whose templates are in the store
+  bool failed_ = false;  // the store failed after taking some: the file read no further
 };
 
 }  // namespace
 
-std::unique_ptr<Pieces> ReadInPieces(const SourceBytes& in, const ParseLimits& limits, EventParser& parser, Ticker* ticker) {
-  auto p = std::make_unique<PieceParse>(in, limits, parser, ticker);
+std::unique_ptr<Pieces> ReadInPieces(const SourceBytes& in, const ParseLimits& limits, EventParser& parser, Ticker* ticker,
+                                     Budget* budget) {
+  auto p = std::make_unique<PieceParse>(in, limits, parser, ticker, budget);
   return p->reads() ? std::move(p) : nullptr;
 }
 

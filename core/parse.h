@@ -57,10 +57,19 @@ struct ParseLimits {
 // A source read in pieces (in.pieces) is finished here: what it left in in.data read.
 ParsedSource ParseSource(SourceBytes& in, const ParseLimits& limits, EventParser& parser, Ticker* ticker);
 
+// A step number far from the file's others (a stray "ProfilerStep#999999" among steps 0–5)
+// is one event's word against the rest: dropped from s.steps with a NOTE, kept as an event
+// (marks.cc; the parse calls it once a source is read).
+void DropStraySteps(ParsedSource& s);
+
 // A source of a format of records (formats/format.h RecordReader) read as its bytes
 // come (SourceStream::SetPieces): its records taken as each is whole, so that it
-// holds one record, not the file. null when its format reads whole files, or the
-// source is not to be parsed (skipped, filtered out). Its head: in.data, from byte 0.
-std::unique_ptr<Pieces> ReadInPieces(const SourceBytes& in, const ParseLimits& limits, EventParser& parser, Ticker* ticker);
+// holds one record, not the file — and, beyond the budget's memory, one record's
+// templates (the rest moved to its store as they are read). null when its format
+// reads whole files, or the source is not to be parsed (skipped, filtered out).
+// Its head: in.data, from byte 0.
+class Budget;
+std::unique_ptr<Pieces> ReadInPieces(const SourceBytes& in, const ParseLimits& limits, EventParser& parser, Ticker* ticker,
+                                     Budget* budget);
 
 }  // namespace tracemerge

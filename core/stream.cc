@@ -83,6 +83,7 @@ void SourceStream::Take(std::string_view bytes) {
     }
     return;
   }
+  if (in_.pieces && in_.pieces->Stopped()) return void(in_.taken += bytes.size());
   // Up to the limit at a time: a source read in pieces lets go of what they take, and goes on.
   while (!over_limit_ && !bytes.empty()) {
     const std::string_view now = bytes.substr(0, static_cast<size_t>(std::min<uint64_t>(bytes.size(), in_.max_bytes_ - in_.data.size())));
@@ -116,9 +117,9 @@ void SourceStream::Fed() {
     if (n) std::memmove(in_.data.data(), in_.data.data() + n, rest);
     in_.data.truncate(rest);
     in_.taken += n;
-    if (in_.pieces->Stopped()) {  // (damaged or cancelled: the rest is not read)
+    if (in_.pieces->Stopped()) {  // (damaged or cancelled: the rest is not read, only counted)
+      in_.taken += in_.data.size();
       in_.data.clear();
-      over_limit_ = true;
       return;
     }
     if (rest <= in_.max_bytes_) return;

@@ -255,4 +255,21 @@ TEST(FuzzRegression, MetadataMovedBackStaysAtZero) {
   EXPECT_EQ(r.output.find(R"("ts":-)"), std::string::npos) << r.output;
 }
 
+// Found by fuzz_xplane: an XSpace read a plane at a time that stops at a damaged plane counted
+// only the bytes read to there as the file's (inflated_bytes), read whole all of them.
+TEST(FuzzRegression, AnXSpaceReadInPiecesThatStopsStillCountsTheWholeFile) {
+  const std::string plane = std::string("\x12\x09/host:CPU\x1a\x04\x22\x02\x08\x80", 17);  // an event's varint cut
+  std::string space = "\x0a\x11" + plane;
+  for (int i = 0; i < 20; i++) space += std::string("\x0a\x05\x12\x03" "abc", 7);  // planes after it, never read
+  auto report = [&](bool pieces) {
+    Options o;
+    if (pieces) o.big_input_bytes = 16;  // (read in pieces past 16 bytes held)
+    return MergeInputs({{"j/plugins/profile/s/h.xplane.pb", space}}, o, 3).report;
+  };
+  const Report whole = report(false), pieces = report(true);
+  ASSERT_EQ(pieces.sources.size(), 1u);
+  EXPECT_EQ(pieces.sources[0].inflated_bytes, space.size());
+  EXPECT_EQ(pieces.ToJson(), whole.ToJson());
+}
+
 }  // namespace tracemerge::test

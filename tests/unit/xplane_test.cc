@@ -8,6 +8,7 @@
 #include "formats/format.h"
 #include "formats/protobuf.h"
 #include "parse.h"
+#include "store.h"
 #include "stream.h"
 #include "format_util.h"
 #include "test_util.h"
@@ -239,6 +240,65 @@ TEST_F(XPlaneJob, AFileOverTheLimitIsReadAPlaneAtATime) {
     EXPECT_NE(said.find("record"), std::string::npos) << all;
     EXPECT_NE(said.find(std::to_string(one.bytes.size())), std::string::npos) << "from the big plane's byte on: " << said;
     EXPECT_EQ(test::Events(cut).size(), test::Events(test::MergeInputs({one}, Options())).size()) << "every plane before it";
+  }
+}
+
+// Beyond the memory budget, such a file's templates leave for the store as each plane is read
+// (in time order each), not once the file is: the same bytes out, several pieces put a file, the
+// writer reading them back forward. A store that fails after some: the rest dropped and said, the
+// books kept, the output valid.
+class FlakyStore : public TemplateStore {
+ public:
+  explicit FlakyStore(int fail_after = -1) : fail_after_(fail_after) {}
+  bool Put(uint32_t key, std::string_view bytes) override { return puts++ != fail_after_ && file_.Put(key, bytes); }
+  bool Get(uint32_t key, uint64_t offset, uint64_t length, char* out) override {
+    gets++;
+    return file_.Get(key, offset, length, out);
+  }
+  int puts = 0, gets = 0;
+
+ private:
+  int fail_after_;
+  FileStore file_;
+};
+
+TEST_F(XPlaneJob, OverTheBudgetEachPlanesTemplatesLeaveAsItIsRead) {
+  const std::string job = Generate("xp", "--hosts 2 --gpus-per-host 4 --steps 24 --collectives 4 --seed 90917", "gen_xplane.py");
+  const std::vector<test::Input> inputs = test::ReadTree(job);
+  size_t largest = 0;
+  for (const test::Input& in : inputs) {
+    WireReader r(in.bytes, 0);
+    while (r.Next()) largest = std::max(largest, r.bytes().size());
+  }
+  const test::MergeResult whole = test::MergeInputs(inputs, Options());
+  ASSERT_FALSE(whole.report.fatal);
+  auto store = std::make_shared<FlakyStore>();
+  Options o;
+  o.threads = 1;
+  o.max_inflated_bytes = 2 * largest;  // (read a plane at a time)
+  o.memory_budget = 0;                 // (every template beyond it)
+  o.store = store;
+  const test::MergeResult stored = test::MergeInputs(inputs, o, 4096);
+  EXPECT_TRUE(test::SameText(stored.output, whole.output));
+  EXPECT_GE(store->puts, 2 * 4) << "a file's planes put one by one, not the file's at its end";
+  EXPECT_LE(store->gets, 200) << "read back forward, a window at a time";
+  for (int fail_after : {1, 2}) {
+    SCOPED_TRACE(fail_after);
+    o.store = std::make_shared<FlakyStore>(fail_after);
+    const test::MergeResult r = test::MergeInputs({inputs[0]}, o, 4096);
+    ASSERT_FALSE(r.report.fatal) << r.report.fatal->ToString();
+    std::string said;
+    for (const Diagnostic& d : r.report.warnings)
+      if (d.code == Code::kIo) said += d.message;
+    EXPECT_NE(said.find("could not move this file's events out of memory"), std::string::npos) << said;
+    const std::vector<test::OutEvent> events = test::Events(r);  // (fails on invalid JSON)
+    uint64_t read = 0, accounted = 0;
+    for (const SourceReport& s : r.report.sources) {
+      read += s.events_read;
+      accounted += s.events_kept + s.events_dropped + s.events_outside + s.metadata_merged + s.metadata_unused;
+    }
+    EXPECT_EQ(read, accounted) << "every event read kept or counted dropped";
+    EXPECT_LT(r.report.events_written, whole.report.events_written);
   }
 }
 

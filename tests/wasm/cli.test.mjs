@@ -319,7 +319,8 @@ test('a file over the wasm per-file limit (1 GiB) keeps its first part, named; t
 });
 
 // An XSpace over the file limit is read a plane at a time as it comes (each plane under the
-// limit): natively and in wasm (helpers or not, gzipped or not), the bytes of a whole read.
+// limit; beyond --memory-mb each plane's templates leave for the store as it is read): natively
+// and in wasm (helpers or not, gzipped or not), the bytes of a whole read.
 test('XPlane files over --max-file-mb: read a plane at a time, wasm = native = read whole', () => {
   const dir = tmpDir('xplane-pieces');
   const job = path.join(dir, 'job');
@@ -333,8 +334,8 @@ test('XPlane files over --max-file-mb: read a plane at a time, wasm = native = r
   fs.rmSync(files[1]);
   const whole = run(NATIVE_CLI, [job, '-o', '-', '--quiet']);
   assert.equal(whole.status, 0, whole.stderr);
-  for (const [cli, extra] of [[NATIVE_CLI, []], [NATIVE_CLI, ['--threads', '1']], [NODE_CLI, ['--threads', '1']],
-    [NODE_CLI, ['--threads', '3']]]) {
+  for (const [cli, extra] of [[NATIVE_CLI, []], [NATIVE_CLI, ['--threads', '1']], [NATIVE_CLI, ['--memory-mb', '1']],
+    [NODE_CLI, ['--threads', '1']], [NODE_CLI, ['--threads', '1', '--memory-mb', '1']], [NODE_CLI, ['--threads', '3']]]) {
     const r = run(cli, [job, '-o', '-', '--quiet', '--max-file-mb', '1', ...extra]);
     assert.equal(r.status, 0, r.stderr.toString());
     assert.ok(r.stdout.equals(whole.stdout), `${cli} ${extra.join(' ')}: outputs differ`);
