@@ -4,29 +4,38 @@
 
 namespace tracemerge {
 
+namespace {
+
+// A varint at p (p moves past it): 1 read; 0 cut off at end; -1 longer than 10 bytes.
+int ReadVarint(const char*& p, const char* end, uint64_t* out) {
+  uint64_t v = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    if (p >= end) return 0;
+    const auto byte = static_cast<unsigned char>(*p++);
+    v |= uint64_t{byte & 0x7fu} << shift;
+    if (byte < 0x80) {
+      *out = v;
+      return 1;
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
 size_t FieldSize(std::string_view b) {
   const char* p = b.data();
   const char* const end = p + b.size();
-  auto varint = [&](uint64_t* out) {  // 1: read; 0: cut off here; -1: over 10 bytes
-    uint64_t v = 0;
-    for (int shift = 0; shift < 70; shift += 7) {
-      if (p >= end) return 0;
-      const auto byte = static_cast<unsigned char>(*p++);
-      v |= uint64_t{byte & 0x7fu} << (shift < 64 ? shift : 0);
-      if (byte < 0x80) return *out = v, 1;
-    }
-    return -1;
-  };
   auto upto = [&](const char* q) { return static_cast<size_t>(q - b.data()); };
   uint64_t tag = 0, v = 0;
-  int k = varint(&tag);
+  int k = ReadVarint(p, end, &tag);
   if (k <= 0) return k == 0 ? 0 : b.size();
   switch (tag & 7) {
-    case kWireVarint: k = varint(&v); return k == 0 ? 0 : k < 0 ? b.size() : upto(p);
+    case kWireVarint: k = ReadVarint(p, end, &v); return k == 0 ? 0 : k < 0 ? b.size() : upto(p);
     case kWireFixed64: return end - p >= 8 ? upto(p + 8) : 0;
     case kWireFixed32: return end - p >= 4 ? upto(p + 4) : 0;
     case kWireBytes:
-      k = varint(&v);
+      k = ReadVarint(p, end, &v);
       if (k <= 0) return k == 0 ? 0 : b.size();
       return v <= static_cast<uint64_t>(end - p) ? upto(p + v) : 0;
     default: return b.size();
@@ -42,19 +51,7 @@ bool WireReader::Fail(const char* what) {
   return false;
 }
 
-bool WireReader::Varint(uint64_t* out) {
-  uint64_t v = 0;
-  for (int shift = 0; shift < 64; shift += 7) {
-    if (p_ >= end_) return false;
-    const auto byte = static_cast<unsigned char>(*p_++);
-    v |= uint64_t{byte & 0x7fu} << shift;
-    if (byte < 0x80) {
-      *out = v;
-      return true;
-    }
-  }
-  return false;  // more than 10 bytes
-}
+bool WireReader::Varint(uint64_t* out) { return ReadVarint(p_, end_, out) == 1; }
 
 double WireReader::fixed_double() const {
   double d;

@@ -190,14 +190,20 @@ TEST(XPlane, ADamagedOrAggregatedEventIsNamedAtItsOwnByte) {
 // chunks smaller and larger than the limit, plain or gzipped, on one thread or more.
 class XPlaneJob : public test::GeneratorTest {};
 
-TEST_F(XPlaneJob, AFileOverTheLimitIsReadAPlaneAtATime) {
-  const std::string job = Generate("xp", "--hosts 2 --gpus-per-host 4 --steps 24 --collectives 4 --seed 60613", "gen_xplane.py");
-  const std::vector<test::Input> inputs = test::ReadTree(job);
+// The largest top-level field of the files' XSpaces (their planes: field 1, length-delimited).
+size_t LargestPlane(const std::vector<test::Input>& inputs) {
   size_t largest = 0;
-  for (const test::Input& in : inputs) {  // its planes: field 1, length-delimited, at the top level
+  for (const test::Input& in : inputs) {
     WireReader r(in.bytes, 0);
     while (r.Next()) largest = std::max(largest, r.bytes().size());
   }
+  return largest;
+}
+
+TEST_F(XPlaneJob, AFileOverTheLimitIsReadAPlaneAtATime) {
+  const std::string job = Generate("xp", "--hosts 2 --gpus-per-host 4 --steps 24 --collectives 4 --seed 60613", "gen_xplane.py");
+  const std::vector<test::Input> inputs = test::ReadTree(job);
+  const size_t largest = LargestPlane(inputs);
   ASSERT_EQ(inputs.size(), 2u);
   const size_t file = inputs[0].bytes.size();
   ASSERT_GT(file, 3 * largest) << "the planes well under the file (its host plane a third of it)";
@@ -265,11 +271,7 @@ class FlakyStore : public TemplateStore {
 TEST_F(XPlaneJob, OverTheBudgetEachPlanesTemplatesLeaveAsItIsRead) {
   const std::string job = Generate("xp", "--hosts 2 --gpus-per-host 4 --steps 24 --collectives 4 --seed 90917", "gen_xplane.py");
   const std::vector<test::Input> inputs = test::ReadTree(job);
-  size_t largest = 0;
-  for (const test::Input& in : inputs) {
-    WireReader r(in.bytes, 0);
-    while (r.Next()) largest = std::max(largest, r.bytes().size());
-  }
+  const size_t largest = LargestPlane(inputs);
   const test::MergeResult whole = test::MergeInputs(inputs, Options());
   ASSERT_FALSE(whole.report.fatal);
   auto store = std::make_shared<FlakyStore>();

@@ -318,20 +318,24 @@ test('a file over the wasm per-file limit (1 GiB) keeps its first part, named; t
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+// A gen_xplane.py job in a scratch folder: the folder, the job, and its one profile folder.
+function xplaneJob(name, args) {
+  const dir = tmpDir(name);
+  const job = path.join(dir, 'job');
+  const gen = spawnSync('python3', [path.join(GOLDEN, '../bench/gen_xplane.py'), job, ...args], { encoding: 'utf8' });
+  assert.equal(gen.status, 0, gen.stderr);
+  return { dir, job, profile: path.join(job, 'plugins/profile', fs.readdirSync(path.join(job, 'plugins/profile'))[0]) };
+}
+
 // An XSpace over the file limit is read a plane at a time as it comes (each plane under the
 // limit; beyond --memory-mb each plane's templates leave for the store as it is read): natively
 // and in wasm (helpers or not, gzipped or not), the bytes of a whole read.
 test('XPlane files over --max-file-mb: read a plane at a time, wasm = native = read whole', () => {
-  const dir = tmpDir('xplane-pieces');
-  const job = path.join(dir, 'job');
-  const gen = spawnSync('python3', [path.join(GOLDEN, '../bench/gen_xplane.py'), job, '--hosts', '2',
-    '--gpus-per-host', '8', '--steps', '120', '--collectives', '10', '--seed', '70117'], { encoding: 'utf8' });
-  assert.equal(gen.status, 0, gen.stderr);
-  const profile = path.join(job, 'plugins/profile', fs.readdirSync(path.join(job, 'plugins/profile'))[0]);
+  const { dir, job, profile } = xplaneJob('xplane-pieces', ['--hosts', '2', '--gpus-per-host', '8', '--steps', '120',
+    '--collectives', '10', '--seed', '70117']);
   const files = fs.readdirSync(profile).map((f) => path.join(profile, f));
   assert.ok(files.every((f) => fs.statSync(f).size > 2 << 20), 'files over 2 MB');
-  spawnSync('gzip', ['-k', files[1]]);  // (the .gz read instead of it)
-  fs.rmSync(files[1]);
+  spawnSync('gzip', [files[1]]);  // (the .gz read instead of it)
   const whole = run(NATIVE_CLI, [job, '-o', '-', '--quiet']);
   assert.equal(whole.status, 0, whole.stderr);
   for (const [cli, extra] of [[NATIVE_CLI, []], [NATIVE_CLI, ['--threads', '1']], [NATIVE_CLI, ['--memory-mb', '1']],
@@ -346,12 +350,8 @@ test('XPlane files over --max-file-mb: read a plane at a time, wasm = native = r
 // TF/JAX XSpaces (issue 36): hosts whose GPUs are sources of their own, parsed by the helpers
 // or the main instance, in or out of the heap — wasm = native bytes, gzipped files too.
 test('XPlane hosts (.xplane.pb, gzipped or not): wasm (helpers, store) = native bytes', () => {
-  const dir = tmpDir('xplane');
-  const job = path.join(dir, 'job');
-  const gen = spawnSync('python3', [path.join(GOLDEN, '../bench/gen_xplane.py'), job, '--hosts', '3',
-    '--offsets-us', '0,350,-5800', '--straggler', '2', '--straggler-steps', '1-2', '--seed', '31337'], { encoding: 'utf8' });
-  assert.equal(gen.status, 0, gen.stderr);
-  const profile = path.join(job, 'plugins/profile', fs.readdirSync(path.join(job, 'plugins/profile'))[0]);
+  const { dir, job, profile } = xplaneJob('xplane', ['--hosts', '3', '--offsets-us', '0,350,-5800', '--straggler', '2',
+    '--straggler-steps', '1-2', '--seed', '31337']);
   const c = path.join(profile, 'host-c.xplane.pb');
   spawnSync('gzip', [c]);  // (read as the page reads a dropped .gz)
   const native = run(NATIVE_CLI, [job, '-o', '-', '--quiet']);
