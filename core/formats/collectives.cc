@@ -33,6 +33,7 @@ std::string_view SymmetricOp(std::string_view name) {
 }
 
 std::string_view XlaCollectiveOp(std::string_view name) {
+  name = name.substr(name.rfind('/') + 1);  // (qualified by its program: "17/all-reduce.3")
   for (auto [prefix, op] : {std::pair{"all-reduce", "allreduce"}, {"all-gather", "allgather"},
                             {"reduce-scatter", "reducescatter"}}) {
     const std::string_view p(prefix);

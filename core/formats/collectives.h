@@ -25,8 +25,9 @@ std::string_view SymmetricOp(std::string_view name);
 // An NCCL/RCCL kernel on a GPU stream: "ncclDevKernel_…", "ncclKernel_…".
 bool IsNcclKernel(std::string_view name);
 
-// An XLA collective op (xplane.cc, on TPU planes): "all-reduce.3", "all-reduce-start.1" (an
-// async pair's start), "all-gather-done.2" → its collective when symmetric; else "".
+// An XLA collective op (xplane.cc, on TPU planes): "all-reduce.3", "all-gather-done.2" (an
+// async pair's end), "17/all-reduce.3" (qualified by its program) → its collective when
+// symmetric; else "" (an async pair's start, "all-reduce-start.1", too).
 std::string_view XlaCollectiveOp(std::string_view name);
 
 }  // namespace tracemerge

@@ -487,14 +487,17 @@ TEST_F(ClockCheck, AStrayStepNumberIsNotAStep) {
 }
 
 // TF/JAX XSpaces (tests/bench/gen_xplane.py, seeds not used elsewhere): each host's planted
-// offset found within 3 µs from its GPUs' NCCL kernels (each GPU's plane a source), and a host
+// offset found within 3 µs from its GPUs' NCCL kernels or XLA collective ops (each GPU's plane
+// a source), and a host
 // 2 ms late in steps 1–2 is named there — its two GPUs, nothing else.
 TEST_F(ClockCheck, XPlaneHostsAreCheckedAndTheirStragglerNamed) {
   for (int seed : {424242, 515151}) {
     SCOPED_TRACE(seed);
+    // (the second with its collectives only as XLA ops, named by their program: "17/all-reduce.3", as on TPU)
     const std::string job = Generate("xp" + std::to_string(seed),
                                      "--hosts 3 --gpus-per-host 2 --offsets-us 0,350,-5800 --steps 4 --collectives 6 "
-                                     "--straggler 2 --straggler-steps 1-2 --straggler-ms 2 --seed " + std::to_string(seed),
+                                     "--straggler 2 --straggler-steps 1-2 --straggler-ms 2 --seed " + std::to_string(seed) +
+                                         (seed == 515151 ? " --xla-ops-only" : ""),
                                      "gen_xplane.py");
     const MergeResult r = Merge(job);
     ASSERT_FALSE(r.report.fatal);
