@@ -2,6 +2,7 @@
 // rewritten one by one from their templates (with Options.threads, time
 // slices rendered on all of them in turn), then the report. Output leaves in
 // ~1 MB chunks (optionally gzipped), never as one giant string.
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
@@ -215,9 +216,11 @@ bool RenderEvents(std::vector<SourceOut>& sources, TimeOrder::Cursor& cursor, Te
     for (size_t k = 0; k < got; k++) {
       // The next events and their templates are far apart in memory: ask early.
       if (k + 16 < got) __builtin_prefetch(&sources[batch[k + 16].source].s->events[batch[k + 16].index]);
-      if (k + 8 < got) {
+      if (k + 8 < got) {  // (all of its template's cache lines: most are 60 to 150 bytes)
         const ParsedSource& s = *sources[batch[k + 8].source].s;
-        if (!s.stored) __builtin_prefetch(s.arena.data() + s.events[batch[k + 8].index].offset);
+        const Event& e = s.events[batch[k + 8].index];
+        if (!s.stored)
+          for (uint64_t at = e.offset & ~uint64_t{63}; at < e.offset + e.length; at += 64) __builtin_prefetch(s.arena.data() + at);
       }
       SourceOut& so = sources[batch[k].source];
       if (!RenderEvent(so, so.s->events[batch[k].index], store, first, out, report)) return false;
@@ -233,7 +236,7 @@ bool RenderEvents(std::vector<SourceOut>& sources, TimeOrder::Cursor& cursor, Te
 // Renders slices of the order on helper threads, one ahead of the caller,
 // who takes each when its turn comes: with n threads in all, helper h
 // (1 … n - 1) renders the slices k with k % n == h, the caller those with
-// k % n == 0. Not with a store, whose reads are not shared.
+// k % n == 0. Not while templates are stored: the store's reads are not shared.
 class SliceRenderers {
  public:
   SliceRenderers(std::vector<SourceOut>& sources, std::vector<TimeOrder::Cursor>& slices, unsigned threads) {
@@ -386,7 +389,9 @@ void WriteOutput(Job& job, const TrackPlan& tracks, const OutputOrder& plan, con
   // With more threads, the order is cut into slices by time, rendered in
   // turn by this thread and the others; this one sends them in order.
   constexpr uint64_t kSliceEvents = 4096;  // (~0.5 MB of output)
-  const unsigned threads = ok && !store && total > 1 ? std::max(options.threads, 1u) : 1;
+  // (A store is there for sources beyond the memory budget; while none was stored, no read is shared.)
+  const bool stored = std::any_of(job.sources.begin(), job.sources.end(), [](const ParsedSource& s) { return s.stored; });
+  const unsigned threads = ok && !stored && total > 1 ? std::max(options.threads, 1u) : 1;
   std::vector<TimeOrder::Cursor> slices =
       plan.order.Slices(threads > 1 ? std::max<uint64_t>(total / kSliceEvents, std::min<uint64_t>(total, 16)) : 1);
   {

@@ -116,19 +116,22 @@ TEST(Store, OutOfOrderSourcesPutInTimeOrderInMemoryMergeAsInFileOrder) {
 TEST(Background, ParsingAndWritingOnMoreThreadsChangeNothing) {
   // The real corpus and the smdebug jobs, in small chunks (the caller reads
   // while the workers parse) and whole (the caller, faster, parses some
-  // sources itself), in memory and with every template stored, on 2, 3 and 8 threads.
+  // sources itself), in memory without a store, with one that takes nothing (the CLI's case:
+  // the slices are still written on every thread) and with every template stored, on 2, 3
+  // and 8 threads.
   for (const char* dir : {"real", "smdebug"}) {
     auto inputs = ReadTree(Corpus(dir));
     MergeResult serial = MergeInputs(inputs, {}, 4096);
     for (unsigned threads : {2u, 3u, 8u}) {
       for (size_t chunk : {size_t{4096}, size_t{0}}) {
-        for (bool stored : {false, true}) {
-          Options o = stored ? Budget(0, std::make_shared<CountingStore>()) : Options();
-          o.threads = threads;  // (with a store, the caller writes alone)
+        for (const char* store : {"none", "unused", "all"}) {
+          auto counting = std::make_shared<CountingStore>();
+          Options o = std::string(store) == "none" ? Options() : Budget(*store == 'u' ? UINT64_MAX : 0, counting);
+          o.threads = threads;  // (while templates are stored, the caller writes alone)
           MergeResult pooled = MergeInputs(inputs, o, chunk);
-          EXPECT_TRUE(SameText(pooled.output, serial.output))
-              << dir << (stored ? " stored " : " ") << chunk << " on " << threads;
+          EXPECT_TRUE(SameText(pooled.output, serial.output)) << dir << " store " << store << " " << chunk << " on " << threads;
           EXPECT_EQ(pooled.report.Summary(), serial.report.Summary()) << dir;
+          EXPECT_EQ(counting->puts == 0, *store != 'a') << dir << " store " << store;
         }
       }
     }
@@ -164,11 +167,14 @@ TEST(Background, WritingInSlicesOnManyThreadsEqualsWritingInOne) {
     ASSERT_FALSE(serial.report.fatal);
     EXPECT_EQ(serial.report.events_written, 150000u);
     for (unsigned threads : {2u, 3u, 8u}) {
-      Options many = serial_opt;
-      many.threads = threads;
-      MergeResult pooled = MergeInputs(inputs, many);
-      EXPECT_TRUE(pooled.output == serial.output) << "gzip " << gzip << " on " << threads;
-      EXPECT_EQ(pooled.report.ToJson(), serial.report.ToJson());
+      for (bool store : {false, true}) {  // (a store that takes nothing, as the CLI always has one)
+        Options many = serial_opt;
+        many.threads = threads;
+        if (store) many.store = std::make_shared<CountingStore>();
+        MergeResult pooled = MergeInputs(inputs, many);
+        EXPECT_TRUE(pooled.output == serial.output) << "gzip " << gzip << " on " << threads << " store " << store;
+        EXPECT_EQ(pooled.report.ToJson(), serial.report.ToJson());
+      }
     }
   }
   for (uint64_t stop_after : {uint64_t{0}, uint64_t{40000}, uint64_t{100000}}) {
