@@ -38,14 +38,16 @@ int64_t LowGroup(std::vector<int64_t> v) {
 
 std::string Ms(int64_t ns) { return ns < 1000000 ? FormatMicros(ns) + " µs" : FormatMicros(ns / 1000) + " ms"; }
 
+struct StepStart {
+  int64_t first_ns, step;
+  StepWaits* waits;
+};
 // A rank's steps by their first moment, to find the step a moment falls in.
 struct Steps {
-  std::vector<std::pair<int64_t, int64_t>> first;  // (first ts, step), in time order
-  bool At(int64_t t, int64_t* step) const {
-    auto it = std::upper_bound(first.begin(), first.end(), std::make_pair(t, INT64_MAX));
-    if (it == first.begin()) return false;
-    *step = std::prev(it)->second;
-    return true;
+  std::vector<StepStart> first;  // in time order (then by step)
+  StepWaits* At(int64_t t) const {
+    auto it = std::upper_bound(first.begin(), first.end(), t, [](int64_t x, const StepStart& s) { return x < s.first_ns; });
+    return it == first.begin() ? nullptr : std::prev(it)->waits;
   }
 };
 
@@ -148,18 +150,16 @@ struct WaitsOfJob {
           if (sw.ranks.empty()) sw.run = w.ranks[r].run, sw.step = step, sw.start_ns = span.first, sw.ranks.resize(ranks);
           sw.start_ns = std::min(sw.start_ns, span.first);
           sw.ranks[r].span_ns = span.second - span.first;
-          rank_steps[r].first.push_back({span.first, step});
+          rank_steps[r].first.push_back({span.first, step, &sw});
         }
-        std::sort(rank_steps[r].first.begin(), rank_steps[r].first.end());
+        std::sort(rank_steps[r].first.begin(), rank_steps[r].first.end(), [](const StepStart& a, const StepStart& b) {
+          return a.first_ns != b.first_ns ? a.first_ns < b.first_ns : a.step < b.step;
+        });
       }
     }
   }
 
-  StepWaits* StepAt(size_t r, int64_t t) {
-    int64_t step = 0;
-    if (!rank_steps[r].At(t, &step)) return nullptr;
-    return &steps[{w.ranks[r].run, step}];
-  }
+  StepWaits* StepAt(size_t r, int64_t t) { return rank_steps[r].At(t); }
 
   void MatchedTier() {
     // The tier matched across ranks: kernels, else Horovod ops.
@@ -205,12 +205,14 @@ struct WaitsOfJob {
     {  // (the matched tier's collectives)
       std::vector<std::vector<uint32_t>> by_cid(cids);
       for (uint32_t k = 0; k < seen->size(); k++) by_cid[(*seen)[k].cid].push_back(k);
-      for (std::vector<uint32_t>& list : by_cid) {
+      std::vector<uint32_t> in_collective(ranks, UINT32_MAX);  // per rank: the last collective it was counted in
+      for (uint32_t cid = 0; cid < cids; cid++) {
         Collective c;
         std::vector<int64_t> start;
-        for (uint32_t k : list) {  // (a rank seen twice — two copies of its file — counts once)
+        for (uint32_t k : by_cid[cid]) {  // (a rank seen twice — two copies of its file — counts once)
           const int32_t r = rank_of[(*seen)[k].source];
-          if (r < 0 || std::any_of(c.begin(), c.end(), [&](const auto& x) { return x.first == r; })) continue;
+          if (r < 0 || in_collective[r] == cid) continue;
+          in_collective[r] = cid;
           c.push_back({r, (*seen)[k].end - (*seen)[k].start});
           start.push_back((*seen)[k].start);
         }
