@@ -218,8 +218,7 @@ bool RenderEvents(std::vector<SourceOut>& sources, TimeOrder::Cursor& cursor, Te
       if (k + 16 < got) __builtin_prefetch(&sources[batch[k + 16].source].s->events[batch[k + 16].index]);
       if (k + 8 < got) {  // (all of its template's cache lines: most are 60 to 150 bytes)
         const ParsedSource& s = *sources[batch[k + 8].source].s;
-        const Event& e = s.events[batch[k + 8].index];
-        if (!s.stored)
+        if (const Event& e = s.events[batch[k + 8].index]; !s.stored)
           for (uint64_t at = e.offset & ~uint64_t{63}; at < e.offset + e.length; at += 64) __builtin_prefetch(s.arena.data() + at);
       }
       SourceOut& so = sources[batch[k].source];

@@ -124,14 +124,14 @@ TEST(Background, ParsingAndWritingOnMoreThreadsChangeNothing) {
     MergeResult serial = MergeInputs(inputs, {}, 4096);
     for (unsigned threads : {2u, 3u, 8u}) {
       for (size_t chunk : {size_t{4096}, size_t{0}}) {
-        for (const char* store : {"none", "unused", "all"}) {
+        for (std::string_view store : {"none", "unused", "all"}) {
           auto counting = std::make_shared<CountingStore>();
-          Options o = std::string(store) == "none" ? Options() : Budget(*store == 'u' ? UINT64_MAX : 0, counting);
+          Options o = store == "none" ? Options() : Budget(store == "unused" ? UINT64_MAX : 0, counting);
           o.threads = threads;  // (while templates are stored, the caller writes alone)
           MergeResult pooled = MergeInputs(inputs, o, chunk);
           EXPECT_TRUE(SameText(pooled.output, serial.output)) << dir << " store " << store << " " << chunk << " on " << threads;
           EXPECT_EQ(pooled.report.Summary(), serial.report.Summary()) << dir;
-          EXPECT_EQ(counting->puts == 0, *store != 'a') << dir << " store " << store;
+          EXPECT_EQ(counting->puts == 0, store != "all") << dir << " store " << store;
         }
       }
     }
