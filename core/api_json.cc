@@ -101,7 +101,11 @@ std::string PlanFields(const OutputFilePlan& p) {
 }  // namespace
 
 std::string CliStartJson(const std::vector<std::string>& argv) {
-  const CliStart s = StartCli(argv);
+  CliStart s = StartCli(argv);
+  if (s.exit < 0 && (!s.args.summarize_path.empty() || s.args.list_inputs)) {  // (a cluster's worker is native)
+    s.exit = 2;
+    s.err = CliError("--summarize and --list are the native CLI's (tracemerge, and the Python package's cluster scan)") + "\n";
+  }
   return CliJson(s.exit, s.out, s.err) + ",\"args\":" + ArgsJson(s.args, Status()) + "}";
 }
 

@@ -49,6 +49,11 @@ const char kUsage[] =
     "  --threads N          threads to parse and write on (default: the machine's cores;\n"
     "                       the Node CLI: N - 1 helper workers); the same output for any N\n"
     "  --scan               only describe the job (time span, steps, sources); write nothing\n"
+    "  --summarize FILE     a scan's map of one input (a cluster's worker): its summary\n"
+    "                       written to FILE; the reduce: tracemerge FILE… --scan\n"
+    "  --name NAME          what the input is called in its job (with --summarize)\n"
+    "  --in-folder          the input was found in a folder given (with --summarize)\n"
+    "  --list               the inputs the paths name, in the order read, as JSON\n"
     "  --quiet              print only errors\n"
     "  --options            these options as JSON (for tools that build the flags)\n"
     "  --version, --help\n";
@@ -74,6 +79,10 @@ constexpr OptionSpec kOptions[] = {
     {"--memory-mb", "", "memory_mb", Takes::kValue, "an integer ≥ 0", ""},
     {"--threads", "", "threads", Takes::kValue, "a number of threads, 1 or more", ""},
     {"--scan", "", "scan", Takes::kNothing, "", ""},
+    {"--summarize", "", "", Takes::kValue, "a file name", ""},
+    {"--name", "", "", Takes::kValue, "a name", ""},
+    {"--in-folder", "", "", Takes::kNothing, "", ""},
+    {"--list", "", "", Takes::kNothing, "", ""},
     {"--quiet", "-q", "", Takes::kNothing, "", ""},
     {"--options", "", "", Takes::kNothing, "", ""},
     {"--version", "", "", Takes::kNothing, "", ""},
@@ -186,6 +195,14 @@ Status TakeOption(std::string_view f, const std::string& v, const Status& needs,
     a->threads_given = true;
   } else if (f == "--scan") {
     o.scan_only = true;
+  } else if (f == "--summarize") {
+    a->summarize_path = v;
+  } else if (f == "--name") {
+    a->name = v;
+  } else if (f == "--in-folder") {
+    a->in_folder = true;
+  } else if (f == "--list") {
+    a->list_inputs = true;
   } else if (f == "--max-string-mb") {
     if (!ParseInt(v, &n) || n <= 0 || n > (int64_t{1} << 30)) return needs;
     o.max_string_bytes = static_cast<uint64_t>(n) << 20;
@@ -236,6 +253,8 @@ Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
     if (Status taken = TakeOption(spec->flag, v, needs, a, &p); !taken.ok()) return taken;
   }
   if (Status bounds = TakeBounds(p, &a->options); !bounds.ok()) return bounds;
+  if (!a->summarize_path.empty() && a->paths.size() != 1) return Usage("--summarize makes the summary of one input");
+  if ((!a->name.empty() || a->in_folder) && a->summarize_path.empty()) return Usage("--name and --in-folder go with --summarize");
   const std::string& out = a->output;
   if (out.size() > 3 && out.compare(out.size() - 3, 3, ".gz") == 0) a->options.gzip = true;
   return {};

@@ -46,6 +46,10 @@ struct Args {
   bool threads_given = false;  // --threads (else options.threads is 0: the CLI's default, the cores)
   bool max_file_given = false; // --max-file-mb (else each build's default: wasm's is lower)
   std::vector<std::string> paths;
+  // A scan's map on a cluster (summary.h): the input's summary to this file, under this
+  // name (default: its own) and found in a folder or not; --list: the inputs only.
+  std::string summarize_path, name;
+  bool in_folder = false, list_inputs = false;
 };
 
 // kUsage on errors is the caller's to print; the Status says what was wrong.

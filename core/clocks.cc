@@ -49,10 +49,12 @@ Status ApplyClocks(Job& job, const std::vector<std::pair<std::string, int64_t>>&
       if (!e.based) e.ts = AddNs(e.ts, base);
       if (e.ts > 0 && !IsPairPhase(e.ph)) e.dur = std::min(e.dur, INT64_MAX - e.ts);  // ts + dur never overflows
     }
+    if (s.thin.thinned)  // (a scan's source: counted before it was thinned, summary.h)
+      strays = tb.kind == BaseKind::kUnixMicros ? s.thin.early : 0, stray_ts = s.thin.early_ts;
     // Events far from the file's Unix times (ts 0 among 2024's) stay where they are, said.
     if (strays)
       s.Warn(Code::kNote, 0, std::to_string(strays) + " event" + (strays == 1 ? "" : "s") + " of " +
-                                 std::to_string(s.events.size()) + " at times before 2001 (the earliest at ts " + FormatMicros(stray_ts) + " µs) among its Unix µs times: kept where they are; they did not decide the file's clock");
+                                 std::to_string(s.thin.thinned ? s.thin.events : s.events.size()) + " at times before 2001 (the earliest at ts " + FormatMicros(stray_ts) + " µs) among its Unix µs times: kept where they are; they did not decide the file's clock");
     ShiftSource(s, MicrosToNs(r.offset_us));
   });
   return unnamed;

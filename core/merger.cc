@@ -17,6 +17,7 @@
 #include "worker_pool.h"
 #include "stages.h"
 #include "stream.h"
+#include "summary.h"
 #include "transfer.h"
 #include "waits.h"
 
@@ -122,6 +123,15 @@ struct Merger::Impl {
   void SayParsed() { ticker.Say("parse", parsed, given); }
   // Once the last source has ended: every source parsed, the workers gone.
   void FinishParsing();
+  // The sources as a scan's map leaves them (summary.h SummarizeSource), in their order.
+  std::deque<ParsedSource> Summarized() {
+    std::deque<ParsedSource> out;
+    while (!sources.empty()) {
+      for (ParsedSource& p : SummarizeSource(std::move(sources.front()))) out.push_back(std::move(p));
+      sources.pop_front();
+    }
+    return out;
+  }
 
   Options opt;
   ParseLimits limits;
@@ -299,6 +309,12 @@ Report Merger::Merge(const Sink& sink) {
   Report report;
   PlanLaps laps(&report, m.opt, m.ticker);
   m.FinishParsing();
+  if (m.opt.scan_only) m.sources = m.Summarized();
+  for (const ParsedSource& s : m.sources)
+    if (s.thin.thinned && !m.opt.scan_only) {
+      report.fatal = Diagnostic{Code::kUsage, s.path, 0, "a scan's summary (--summarize) holds no events to merge: read it with --scan"};
+      return report;
+    }
   laps.Lap("tail");
   laps.Stage(0);
   Job job = JoinSources(std::move(m.sources), m.Threads());
@@ -360,6 +376,26 @@ ByteBuffer Merger::ExportSource(std::string* tail) {
 }
 
 uint32_t Merger::ReserveArrival() { return impl_->next_arrival++; }
+
+std::string Merger::Summarize() {
+  Impl& m = *impl_;
+  m.FinishParsing();
+  std::deque<ParsedSource> pieces = m.Summarized();
+  return SummaryBytes({std::make_move_iterator(pieces.begin()), std::make_move_iterator(pieces.end())});
+}
+
+Status Merger::ImportSummary(std::string_view bytes, const std::string& name) {
+  Impl& m = *impl_;
+  Result<std::vector<ParsedSource>> pieces = ReadSummary(bytes, name);
+  if (!pieces.ok()) return pieces.error();
+  const uint32_t arrival = m.next_arrival++;  // (a file's pieces: in their order)
+  for (ParsedSource& s : pieces.value()) {
+    s.arrival = arrival;
+    Admit(m.sources.emplace_back(std::move(s)), m.budget);
+  }
+  m.exportable = nullptr;
+  return {};
+}
 
 void Merger::DoneReading() { impl_->budget.FreeSpare(); }
 

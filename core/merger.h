@@ -301,7 +301,16 @@ class Merger {
   bool ImportSource(ByteBuffer bytes, uint32_t arrival);  // its templates stay in this buffer
 
   // Runs the merge once. Output bytes (gzipped if options.gzip) go to sink.
+  // A scan (options.scan_only) first thins every source as Summarize does:
+  // the same map, here (summary.h).
   Report Merge(const Sink& sink);
+
+  // The scan's map instead of a merge: the sources read, each thinned, as a
+  // summary file's bytes (summary.h) — for a scan's reduce elsewhere.
+  std::string Summarize();
+  // The sources of a summary file (named `name`) join this scan as if read
+  // here; its error (another version, damaged) otherwise, nothing added.
+  Status ImportSummary(std::string_view bytes, const std::string& name);
 
  private:
   struct Impl;

@@ -31,18 +31,24 @@ std::string OverviewJson(const Job& job, const JobShape& shape, size_t bins) {
     const Format& format = FormatOf(s.cls.format);
     std::vector<uint64_t> density(bins, 0);
     std::map<std::string, std::pair<std::vector<double>, std::vector<uint32_t>>> metrics;  // dimension → (sum, n) per bin
+    auto sampled = [&](const std::string& dimension, size_t b, double sum, uint32_t n) {
+      auto& [sums, ns] = metrics[dimension];
+      if (sums.empty()) sums.assign(bins, 0), ns.assign(bins, 0);
+      sums[b] += sum;
+      ns[b] += n;
+    };
+    // A scan's source (summary.h): each kept event stands for its fine stretch of the source.
+    for (const Thinned::Weight& w : s.thin.weights) density[BinOf(s.events[w.event].ts, start, end, bins)] += w.count;
+    for (const Thinned::Samples& x : s.thin.samples)
+      sampled(s.thin.dimensions[x.dimension], BinOf(s.events[x.event].ts, start, end, bins), x.sum, x.n);
     for (const Event& e : s.events) {
+      if (s.thin.thinned) break;
       if (e.ph == 'M' || !e.has_ts) continue;
       const size_t b = BinOf(e.ts, start, end, bins);
       density[b]++;
       std::string dimension;
       double value = 0;
-      if (format.Sample(s, e, &dimension, &value)) {
-        auto& [sum, n] = metrics[dimension];
-        if (sum.empty()) sum.assign(bins, 0), n.assign(bins, 0);
-        sum[b] += value;
-        n[b]++;
-      }
+      if (format.Sample(s, e, &dimension, &value)) sampled(dimension, b, value, 1);
     }
     // Each step of this source: its first and its last moment (marked events).
     std::map<int64_t, std::pair<int64_t, int64_t>> steps;

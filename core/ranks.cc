@@ -158,7 +158,7 @@ void SplitRanks(std::vector<ParsedSource>& sources) {
   out.reserve(sources.size());
   for (ParsedSource& s : sources) {
     std::vector<ParsedSource> pieces;
-    if (s.report.included && s.report.pieces == 1) pieces = Split(s);
+    if (s.report.included && s.report.pieces == 1 && !s.thin.thinned) pieces = Split(s);  // (a scan's: split before it was thinned)
     if (pieces.empty()) out.push_back(std::move(s));
     for (ParsedSource& p : pieces) out.push_back(std::move(p));
   }

@@ -108,6 +108,27 @@ struct Said {
   int64_t header_base = 0;
 };
 
+// What a scan keeps of a source's events beyond the events themselves
+// (summary.h ThinSource): the counts the stages would take from the events
+// dropped, and each kept event's share of the overview.
+struct Thinned {
+  bool thinned = false;  // the source holds only the events the scan's stages read
+  uint64_t events = 0;   // events of the file (events.size() before)
+  uint64_t timed = 0, dated = 0;  // of them with a ts, and those at Unix times (ts ≥ kEpoch2001Ns), as read
+  uint64_t early = 0;             // timed before 2001 as read, the earliest at early_ts
+  int64_t early_ts = INT64_MAX;
+  struct Weight {  // kept event `event` stands for `count` events (the overview's density)
+    uint32_t event = 0, count = 0;
+  };
+  std::vector<Weight> weights;
+  struct Samples {  // and for n samples of dimensions[dimension] summing to sum (its counters)
+    uint32_t event = 0, dimension = 0, n = 0;
+    double sum = 0;
+  };
+  std::vector<std::string> dimensions;
+  std::vector<Samples> samples;
+};
+
 struct ParsedSource {
   std::string path;
   uint32_t arrival = 0;  // order among sources of the same path
@@ -129,6 +150,7 @@ struct ParsedSource {
   bool has_pairs = false;       // B/E, b/e or S/F events
   bool based_events = false, relative_events = false;  // has_ts events with based set / not
   Identity identity;            // who recorded it (identity.h: set once every source is read)
+  Thinned thin;                 // a scan's source: what its dropped events said (summary.h)
   std::vector<Diagnostic> warnings;
 
   void Warn(Code code, uint64_t offset, std::string msg) { warnings.push_back({code, path, offset, std::move(msg)}); }

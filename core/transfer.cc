@@ -2,7 +2,7 @@
 // little-endian, each string or array after its length, in the order of
 // Fields() below, the one list both directions follow:
 //
-//   "tmsrc6" arena_size arena  Fields(path … warnings)
+//   "tmsrc7" arena_size arena  Fields(path … warnings, thin)
 //
 // The templates come first: the importer keeps them where they arrived. The
 // magic names the layout's version; bytes of another version are refused.
@@ -13,7 +13,7 @@
 namespace tracemerge {
 namespace {
 
-constexpr std::string_view kMagic = "tmsrc6";
+constexpr std::string_view kMagic = "tmsrc7";  // (a summary file's version changes with it: summary.h)
 
 // Writes what Fields() lists.
 struct Out {
@@ -26,6 +26,11 @@ struct Out {
   template <class T>
   void Int(const T& v) {
     U64(static_cast<uint64_t>(v));
+  }
+  void Double(double v) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, 8);
+    U64(bits);
   }
   template <class T, class F>
   void List(const T& items, F&& each) {
@@ -61,6 +66,10 @@ struct In {
   void Int(T& v) {
     v = static_cast<T>(U64());
   }
+  void Double(double& v) {
+    const uint64_t bits = U64();
+    std::memcpy(&v, &bits, 8);
+  }
   template <class T, class F>
   void List(T& items, F&& each) {
     for (uint64_t n = U64(); ok && n > 0 && n <= bytes.size(); n--) each(items.emplace_back());
@@ -92,6 +101,8 @@ void Fields(IO& io, S& s) {
   io.Int(r.included);
   io(r.note);
   for (auto* v : {&r.bytes, &r.inflated_bytes, &r.events_read, &r.events_dropped, &r.metadata_merged}) io.Int(*v);
+  io.Int(r.piece);  // (a scan's map splits a file of several ranks: summary.h)
+  io.Int(r.pieces);
   io.List(s.procs, [&](auto& p) {
     io(p.pid_text);
     io(p.name);
@@ -130,6 +141,21 @@ void Fields(IO& io, S& s) {
     io.Int(d.offset);
     io(d.message);
   });
+  auto& t = s.thin;
+  io.Int(t.thinned);
+  for (auto* v : {&t.events, &t.timed, &t.dated, &t.early}) io.Int(*v);
+  io.Int(t.early_ts);
+  io.List(t.weights, [&](auto& w) {
+    io.Int(w.event);
+    io.Int(w.count);
+  });
+  io.List(t.dimensions, [&](auto& d) { io(d); });
+  io.List(t.samples, [&](auto& x) {
+    io.Int(x.event);
+    io.Int(x.dimension);
+    io.Int(x.n);
+    io.Double(x.sum);
+  });
 }
 
 // What the writer trusts of an imported source: every template inside the
@@ -147,6 +173,10 @@ bool Consistent(const ParsedSource& s, size_t arena) {
     return false;
   for (const Anchor& a : s.anchors)
     if (a.event >= s.events.size() || a.tier > AnchorTier::kExchange) return false;
+  for (const auto& w : s.thin.weights)
+    if (w.event >= s.events.size()) return false;
+  for (const auto& x : s.thin.samples)
+    if (x.event >= s.events.size() || x.dimension >= s.thin.dimensions.size()) return false;
   return true;
 }
 

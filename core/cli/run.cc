@@ -26,6 +26,8 @@
 #include "driver.h"
 #include "worker_pool.h"
 #include "store.h"
+#include "stages.h"
+#include "summary.h"
 
 namespace fs = std::filesystem;
 
@@ -141,9 +143,27 @@ std::vector<Input> ListInputs(const std::vector<std::string>& paths, const RunIo
   return once;
 }
 
+// A summary file (summary.h) into the merger, whole; false (said) when it is not one this
+// build reads.
+bool ReadSummaryFile(Merger& merger, int fd, const Input& in, const RunIo& io) {
+  std::string bytes;
+  char chunk[1 << 16];
+  for (ssize_t got; (got = ::read(fd, chunk, sizeof chunk)) != 0;) {
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return io.err(CliError(in.disk_path + ": " + std::strerror(errno))), false;
+    bytes.append(chunk, static_cast<size_t>(got));
+  }
+  const Status s = merger.ImportSummary(bytes, in.name);
+  if (!s.ok())
+    io.err(CliError(in.disk_path + (s.error().offset ? " at byte " + std::to_string(s.error().offset) : "") + ": " +
+                    s.error().message));
+  return s.ok();
+}
+
 // Streams every input into the merger, showing progress, until the caller says stop (*stopped,
-// set at once: the merge's own progress reads it).
-void ReadInputs(Merger& merger, const std::vector<Input>& inputs, uint64_t bytes_total, const RunIo& io,
+// set at once: the merge's own progress reads it). Summary files (a scan's reduce) are read
+// whole; false when one could not be.
+bool ReadInputs(Merger& merger, const std::vector<Input>& inputs, uint64_t bytes_total, const RunIo& io,
                 ProgressLine& line, bool* stopped) {
   constexpr size_t kChunk = 1 << 20;
   uint64_t bytes_done = 0, files_done = 0;
@@ -154,6 +174,15 @@ void ReadInputs(Merger& merger, const std::vector<Input>& inputs, uint64_t bytes
     const int fd = ::open(in.disk_path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
       io.err(CliError(in.disk_path + ": " + std::strerror(errno)));
+      continue;
+    }
+    char magic[kSummaryMagic.size()];
+    if (in.size && *in.size >= sizeof magic && ::pread(fd, magic, sizeof magic, 0) == sizeof magic &&
+        LooksLikeSummary({magic, sizeof magic})) {
+      const bool read = ReadSummaryFile(merger, fd, in, io);
+      ::close(fd);
+      if (!read) return false;
+      bytes_done += *in.size, files_done++;
       continue;
     }
     uint64_t hint = in.size.value_or(0);
@@ -180,10 +209,21 @@ void ReadInputs(Merger& merger, const std::vector<Input>& inputs, uint64_t bytes
       }
     }
     ::close(fd);
-    if (*stopped) return merger.DropSource();  // (read no further: not a cut file)
+    if (*stopped) return merger.DropSource(), true;  // (read no further: not a cut file)
     merger.EndSource();
     files_done++;
   }
+  return true;
+}
+
+// --list: the inputs, as the merge would read them.
+std::string InputsJson(const std::vector<Input>& inputs) {
+  std::string s = "[";
+  for (const Input& in : inputs)
+    s += std::string(s.size() > 1 ? ",\n" : "") + "{\"path\":\"" + JsonEscape(in.disk_path) + "\",\"name\":\"" +
+         JsonEscape(in.name) + "\",\"in_folder\":" + (in.in_folder ? "true" : "false") +
+         ",\"size\":" + (in.size ? std::to_string(*in.size) : "null") + "}";
+  return s + "]\n";
 }
 
 // TRACEMERGE_STATS=1: phase times on stderr (for scripts/bench.sh). read+parse ends with the
@@ -253,6 +293,32 @@ bool WriteMerge(Merger& merger, const OutputFilePlan& plan, Since since, bool st
   return true;
 }
 
+// --summarize: one input's summary (summary.h), written whole; the exit status.
+int Summarize(const Args& args, Input in, const RunIo& io) {
+  if (KindOf(args.paths[0]) != TargetKind::kRegular) {
+    io.err(CliError("--summarize makes the summary of one file; " + args.paths[0] + " is not one (--list names a folder's)"));
+    return 2;
+  }
+  if (!args.name.empty()) in.name = args.name;
+  in.in_folder = args.in_folder;
+  Options opt = args.options;
+  opt.scan_only = true;
+  opt.threads = 1;  // (one file: a cluster's worker runs one a core)
+  Merger merger(opt);
+  ProgressLine line(false, io.err);
+  bool stopped = false;
+  if (!ReadInputs(merger, {in}, in.size.value_or(0), io, line, &stopped)) return 1;
+  if (stopped) return 1;
+  const std::string bytes = merger.Summarize();
+  const std::string tmp = args.summarize_path + ".part";
+  if (!WriteWhole(tmp, bytes) || std::rename(tmp.c_str(), args.summarize_path.c_str()) != 0) {
+    io.err(CliError("cannot write " + args.summarize_path + ": " + std::strerror(errno)));
+    std::remove(tmp.c_str());
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 // Arguments → inputs listed → the merger set up (budget, store, progress) → inputs read →
@@ -278,11 +344,16 @@ RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
   const std::vector<std::string>& paths = args.paths;
 
   uint64_t bytes_total = 0;
-  const std::vector<Input> inputs = ListInputs(paths, io, &bytes_total);
+  std::vector<Input> inputs = ListInputs(paths, io, &bytes_total);
   if (inputs.empty()) {
     io.err(CliError("no input files found"));
     return done(1);
   }
+  if (args.list_inputs) {
+    io.out(InputsJson(inputs));
+    return done(0);
+  }
+  if (!args.summarize_path.empty()) return done(Summarize(args, inputs[0], io));
 
   ProgressLine line(!args.quiet && io.terminal, io.err);
   bool stopped = false;  // the caller said stop while files were read: nothing more is read or merged
@@ -290,7 +361,7 @@ RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
   const bool stats = std::getenv("TRACEMERGE_STATS") != nullptr;
   const auto t_start = std::chrono::steady_clock::now();
   auto since = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count(); };
-  ReadInputs(merger, inputs, bytes_total, io, line, &stopped);
+  if (!ReadInputs(merger, inputs, bytes_total, io, line, &stopped)) return done(1);
 
   static std::atomic<uint64_t> runs{0};  // (this process's merges: each its own temporary file)
   const OutputFilePlan plan = PlanOutputFile(args, KindOf(paths[0]) == TargetKind::kDirectory, KindOf(args.output), getpid(), ++runs);

@@ -46,8 +46,9 @@ class Chrome final : public Format {
   // Unix µs when its events as a whole say so: all but at most 1 in 100 after 2001 —
   // one event at ts 0 does not make a file clockless (ApplyClocks notes the strays).
   TimeBase Clock(const ParsedSource& s, const JobFacts&) const override {
-    uint64_t timed = 0, dated = 0;  // (not "unix": a macro in some toolchains)
+    uint64_t timed = s.thin.timed, dated = s.thin.dated;  // (not "unix": a macro in some toolchains)
     for (const Event& e : s.events) {
+      if (s.thin.thinned) break;  // (a scan's source: counted before it was thinned, summary.h)
       if (!e.has_ts) continue;
       timed++;
       dated += e.ts >= kEpoch2001Ns;

@@ -116,13 +116,23 @@ def _args(paths, output, options):
     start=, end= (Unix µs, a UTC date-time text or steps), unit=, only=, group=, offsets={path: µs},
     align=, gzip=, array=, report=, max_file_mb=, max_string_mb=, memory_mb=, threads=,
     output_dir=, name_tag=, scan=."""
+    argv = _paths(paths)
+    if output is not None:
+        argv += ["-o", os.fspath(output)]
+    return argv + _flags(options)
+
+
+def _paths(paths):
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     argv = [os.fspath(p) for p in paths]
     if not argv:
         raise TraceMergeError("USAGE", "no input: give a folder or files")
-    if output is not None:
-        argv += ["-o", os.fspath(output)]
+    return argv
+
+
+def _flags(options):
+    argv = []
     table = _native.option_table()
     for key, value in options.items():
         spec = table.get(key)
@@ -155,7 +165,7 @@ def _progress_bar(progress):
     except ImportError:
         return None, None
     bar = tqdm(total=1.0, unit="", bar_format="{l_bar}{bar}| {elapsed}<{remaining}", leave=False)
-    shares = {"read": (0, 0.5), "parse": (0, 0.5), "plan": (0.5, 0.6), "write": (0.6, 1.0)}
+    shares = {"read": (0, 0.5), "parse": (0, 0.5), "scan": (0, 0.9), "plan": (0.5, 0.6), "write": (0.6, 1.0)}
 
     def update(stage, done, total):
         lo, hi = shares.get(stage, (0, 0))
@@ -166,13 +176,35 @@ def _progress_bar(progress):
     return update, bar
 
 
-def _run(paths, output, options, progress):
+def _run(paths, output, options, progress, client=None):
     update, bar = _progress_bar(progress)
     try:
-        answer = _native.run(_args(paths, output, options), update)
+        if client is None:
+            answer = _native.run(_args(paths, output, options), update)
+        else:
+            answer = _run_on(client, paths, options, update)
     finally:
         if bar is not None:
             bar.close()
+    return _report(answer)
+
+
+def _run_on(client, paths, options, update):
+    """The scan's map on the client's workers, its reduce here (_cluster.py)."""
+    from . import _cluster
+    flags = _flags(options)
+    with tempfile.TemporaryDirectory(prefix="tracemerge-scan-") as folder:
+        try:
+            summaries = _cluster.scan_argv(client, _paths(paths), [f for f in flags if f != "--scan"], update, folder)
+        except KeyboardInterrupt:
+            raise _error("CANCELLED", "merge cancelled") from None
+        except RuntimeError as e:  # (what the core said of a file: "tracemerge: <file>: …")
+            text = str(e).strip().splitlines()[0] if str(e).strip() else "a worker made no summary"
+            raise _error("IO", text[len("tracemerge: "):] if text.startswith("tracemerge: ") else text) from None
+        return _native.run(summaries + flags, update)
+
+
+def _report(answer):
     result = answer.get("result")
     if answer["exit"] == 2 or result is None:  # usage, or nothing found to merge
         text = (answer.get("err") or "").strip().splitlines()
@@ -202,10 +234,16 @@ def merge(paths: Union[PathLike, Sequence[PathLike]], output: Optional[PathLike]
     return _run(paths, output, options, progress)
 
 
-def scan(paths: Union[PathLike, Sequence[PathLike]], *, progress: Optional[Progress] = None, **options: Any) -> Report:
+def scan(paths: Union[PathLike, Sequence[PathLike]], *, progress: Optional[Progress] = None, client: Any = None,
+         **options: Any) -> Report:
     """Describes the job without writing it: its span, steps, sources, clock check, waits,
-    warnings, and the page's overview (report['overview'])."""
-    return _run(paths, None, {**options, "scan": True}, progress)
+    warnings, and the page's overview (report['overview']).
+
+    client: a dask.distributed.Client — each file's summary is made on its workers (the paths
+    must be readable there: a shared file system), the job described here from the summaries,
+    by the same stages; the report is the same as without one. progress then also says
+    'scan' (files summarized, of all)."""
+    return _run(paths, None, {**options, "scan": True}, progress, client)
 
 
 class MergeUnit(str, enum.Enum):
