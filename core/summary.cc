@@ -23,6 +23,32 @@ size_t FineBinOf(int64_t ts, int64_t lo, int64_t hi, size_t bins) {
 
 bool Spans(const Event& e) { return e.has_ts && e.ph != 'M'; }  // (what a span and the overview count)
 
+// s with only the events marked in keep, in their order, every index into them renumbered; t
+// its thinned record (t's indices are s's before).
+void KeepOnly(ParsedSource& s, const std::vector<uint8_t>& keep, Thinned t) {
+  const size_t n = s.events.size();
+  // The kept events, in their order; every index into them renumbered.
+  std::vector<uint32_t> renumber(n, UINT32_MAX);
+  BlockVector<Event> kept;
+  for (uint32_t i = 0; i < n; i++) {
+    if (!keep[i]) continue;
+    renumber[i] = static_cast<uint32_t>(kept.size());
+    Event e = s.events[i];
+    e.offset = 0, e.length = 0;  // (no templates)
+    kept.push_back(e);
+  }
+  for (auto& m : s.steps) m.second = renumber[m.second];
+  for (Anchor& a : s.anchors) a.event = renumber[a.event];
+  for (auto& w : t.weights) w.event = renumber[w.event];
+  std::sort(t.weights.begin(), t.weights.end(), [](const auto& a, const auto& b) { return a.event < b.event; });
+  for (auto& x : t.samples) x.event = renumber[x.event];
+  s.events = std::move(kept);
+  s.events.ShrinkToFit();
+  ByteBuffer().swap(s.arena);
+  s.stored = false, s.stored_bytes = 0;
+  s.thin = std::move(t);
+}
+
 }  // namespace
 
 void ThinSource(ParsedSource& s) {
@@ -92,26 +118,7 @@ void ThinSource(ParsedSource& s) {
     for (auto [b, e] : MatchingEnds(s))
       if (keep[b] || keep[e]) keep[b] = keep[e] = 1;
   }
-  // The kept events, in their order; every index into them renumbered.
-  std::vector<uint32_t> renumber(n, UINT32_MAX);
-  BlockVector<Event> kept;
-  for (uint32_t i = 0; i < n; i++) {
-    if (!keep[i]) continue;
-    renumber[i] = static_cast<uint32_t>(kept.size());
-    Event e = s.events[i];
-    e.offset = 0, e.length = 0;  // (no templates)
-    kept.push_back(e);
-  }
-  for (auto& m : s.steps) m.second = renumber[m.second];
-  for (Anchor& a : s.anchors) a.event = renumber[a.event];
-  for (auto& w : t.weights) w.event = renumber[w.event];
-  std::sort(t.weights.begin(), t.weights.end(), [](const auto& a, const auto& b) { return a.event < b.event; });
-  for (auto& x : t.samples) x.event = renumber[x.event];
-  s.events = std::move(kept);
-  s.events.ShrinkToFit();
-  ByteBuffer().swap(s.arena);
-  s.stored = false, s.stored_bytes = 0;
-  s.thin = std::move(t);
+  KeepOnly(s, keep, std::move(t));
 }
 
 std::vector<ParsedSource> SummarizeSource(ParsedSource s) {

@@ -34,7 +34,8 @@ done
 
 # ---- 1. apt packages ---------------------------------------------------------------------
 pkgs=(build-essential cmake g++ clang libgtest-dev libgmock-dev zlib1g-dev python3
-      python3-venv python3-pip python3-setuptools python3-wheel ca-certificates dpkg-dev bzip2 xz-utils)
+      python3-venv python3-pip python3-setuptools python3-wheel ca-certificates dpkg-dev bzip2 xz-utils
+      python3-distributed)  # (the cluster scan's tests: Debian's Dask, for /usr/bin/python3)
 # NodeSource's nodejs package bundles npm and conflicts with Debian's npm: check the commands.
 command -v node >/dev/null || pkgs+=(nodejs)
 command -v npm  >/dev/null || pkgs+=(npm)

@@ -41,6 +41,7 @@ suite "tests/code (file and function sizes, test layout)" python3 -m unittest di
 suite "node --test tests/wasm" node --test tests/wasm/
 # ---- BROWSER TESTS: the page in Debian's Chromium, Firefox, WebKit; notebook helper -------
 suite "node --test tests/e2e" node --test tests/e2e/
+suite "tests/cluster (the scan on a Dask LocalCluster, Debian's python3)" /usr/bin/python3 -m unittest discover -s tests/cluster
 suite "python3 -m unittest tests/e2e/test_*.py" python3 -m unittest discover -s tests/e2e -p 'test_*.py'
 echo "[test] scripts/package.sh, then tests/packages"
 bash scripts/package.sh

@@ -231,6 +231,9 @@ def merge(paths: Union[PathLike, Sequence[PathLike]], output: Optional[PathLike]
     the machine's cores), output_dir, name_tag (<end_us>_<tag>_merged_timeline.json).
     progress(stage, done, total): 'read', 'parse' (bytes), 'plan' (stages), 'write' (events);
     return False to cancel. Without it, a tqdm bar when tqdm is installed."""
+    if options.pop("client", None) is not None:
+        raise TraceMergeError("USAGE", "the merge on a cluster is not built yet: scan(paths, client=...) is; "
+                                       "merge(paths) here merges in this process")
     return _run(paths, output, options, progress)
 
 

@@ -63,7 +63,8 @@ def scan_argv(client, paths: list, flags: list, progress, folder: str) -> list:
             done += 1
             if progress is not None and progress("scan", done, len(listed)) is False:
                 raise KeyboardInterrupt("scan cancelled")
-    finally:
-        for f in futures:
-            f.cancel()
+    finally:  # (what is left of a scan that failed or was cancelled: one call, not one per file)
+        left = [f for f in futures if f.status == "pending"]
+        if left:
+            client.cancel(left)
     return names
