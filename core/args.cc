@@ -253,8 +253,6 @@ Status ParseArgs(const std::vector<std::string>& argv, Args* a) {
     if (Status taken = TakeOption(spec->flag, v, needs, a, &p); !taken.ok()) return taken;
   }
   if (Status bounds = TakeBounds(p, &a->options); !bounds.ok()) return bounds;
-  if (!a->summarize_path.empty() && a->paths.size() != 1) return Usage("--summarize makes the summary of one input");
-  if ((!a->name.empty() || a->in_folder) && a->summarize_path.empty()) return Usage("--name and --in-folder go with --summarize");
   const std::string& out = a->output;
   if (out.size() > 3 && out.compare(out.size() - 3, 3, ".gz") == 0) a->options.gzip = true;
   return {};

@@ -295,7 +295,8 @@ bool WriteMerge(Merger& merger, const OutputFilePlan& plan, Since since, bool st
 
 // --summarize: one input's summary (summary.h), written whole; the exit status.
 int Summarize(const Args& args, Input in, const RunIo& io) {
-  if (KindOf(args.paths[0]) != TargetKind::kRegular) {
+  if (args.summarize_path.empty()) return io.err(CliError("--name and --in-folder go with --summarize")), 2;
+  if (args.paths.size() != 1 || KindOf(args.paths[0]) != TargetKind::kRegular) {
     io.err(CliError("--summarize makes the summary of one file; " + args.paths[0] + " is not one (--list names a folder's)"));
     return 2;
   }
@@ -353,7 +354,7 @@ RunResult RunCli(const std::vector<std::string>& argv, const RunIo& io) {
     io.out(InputsJson(inputs));
     return done(0);
   }
-  if (!args.summarize_path.empty()) return done(Summarize(args, inputs[0], io));
+  if (!args.summarize_path.empty() || !args.name.empty() || args.in_folder) return done(Summarize(args, inputs[0], io));
 
   ProgressLine line(!args.quiet && io.terminal, io.err);
   bool stopped = false;  // the caller said stop while files were read: nothing more is read or merged
