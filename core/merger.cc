@@ -310,11 +310,12 @@ Report Merger::Merge(const Sink& sink) {
   PlanLaps laps(&report, m.opt, m.ticker);
   m.FinishParsing();
   if (m.opt.scan_only) m.sources = m.Summarized();
-  for (const ParsedSource& s : m.sources)
-    if (s.thin.thinned && !m.opt.scan_only) {
-      report.fatal = Diagnostic{Code::kUsage, s.path, 0, "a scan's summary (--summarize) holds no events to merge: read it with --scan"};
-      return report;
-    }
+  else
+    for (const ParsedSource& s : m.sources)
+      if (s.thin.thinned) {
+        report.fatal = Diagnostic{Code::kUsage, s.path, 0, "a scan's summary (--summarize) holds no events to merge: read it with --scan"};
+        return report;
+      }
   laps.Lap("tail");
   laps.Stage(0);
   Job job = JoinSources(std::move(m.sources), m.Threads());

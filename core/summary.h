@@ -9,10 +9,11 @@
 // and of its events only: its first, those its marks and anchors name (and
 // the matching ends of its B/E events kept), the earliest and the latest of
 // its events (by time base: based or not), and one event for each of up to
-// kFineBins stretches of its span that holds any — each event, when it has no more (Thinned::weights: how many
-// it stands for; Thinned::samples: their system-metric samples). No templates.
+// kFineBins stretches of its span that holds any — each event, when it has no
+// more (Thinned::weights: how many it stands for; Thinned::samples: their
+// system-metric samples). No templates.
 //
-//   1.6 M events over 60 s, 40 000 of them NCCL kernels → ~42 000 events, ~1.4 MB
+//   corpus/real/pytorch_kineto_multirank: 8 files, 26 538 events → 8 summaries, 257 kB
 #pragma once
 
 #include <optional>

@@ -176,9 +176,9 @@ bool ReadInputs(Merger& merger, const std::vector<Input>& inputs, uint64_t bytes
       io.err(CliError(in.disk_path + ": " + std::strerror(errno)));
       continue;
     }
-    char magic[kSummaryMagic.size()];
-    if (in.size && *in.size >= sizeof magic && ::pread(fd, magic, sizeof magic, 0) == sizeof magic &&
-        LooksLikeSummary({magic, sizeof magic})) {
+    char head[kSummaryMagic.size()], tail[4];  // (one read of its head: a summary's magic, gzip's)
+    const ssize_t got_head = in.size ? ::pread(fd, head, sizeof head, 0) : 0;
+    if (got_head == static_cast<ssize_t>(sizeof head) && LooksLikeSummary({head, sizeof head})) {
       const bool read = ReadSummaryFile(merger, fd, in, io);
       ::close(fd);
       if (!read) return false;
@@ -186,8 +186,7 @@ bool ReadInputs(Merger& merger, const std::vector<Input>& inputs, uint64_t bytes
       continue;
     }
     uint64_t hint = in.size.value_or(0);
-    char head[2], tail[4];
-    if (in.size && *in.size >= 6 && ::pread(fd, head, 2, 0) == 2 && LooksGzipped({head, 2}) &&
+    if (in.size && *in.size >= 6 && got_head >= 2 && LooksGzipped({head, 2}) &&
         ::pread(fd, tail, 4, static_cast<off_t>(*in.size - 4)) == 4)
       hint = GzipSizeHint({head, 2}, {tail, 4}, *in.size);
     merger.BeginSource(in.name, hint, in.in_folder);

@@ -101,6 +101,12 @@ class ClusterScan(unittest.TestCase):
         self.assertEqual(len(killed), 1)
         self.assertEqual(as_text(far), as_text(local))
 
+    def test_a_scan_cancelled_by_its_progress(self):
+        with self.assertRaises(tracemerge.TraceMergeError) as e:
+            tracemerge.scan(str(CORPUS / "real" / "pytorch_kineto_multirank"), client=self.client,
+                            progress=lambda stage, done, total: stage != "scan")
+        self.assertEqual(e.exception.code, "CANCELLED")
+
     def test_a_summary_of_another_version_is_refused(self):
         bad = pathlib.Path(self.tmp.name) / "v99.tmsummary"
         bad.write_bytes(b"tmsummary" + (99).to_bytes(8, "little") + (0).to_bytes(8, "little"))

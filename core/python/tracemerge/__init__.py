@@ -195,8 +195,8 @@ def _run_on(client, paths, options, update):
     flags = _flags(options)
     with tempfile.TemporaryDirectory(prefix="tracemerge-scan-") as folder:
         try:
-            summaries = _cluster.scan_argv(client, _paths(paths), [f for f in flags if f != "--scan"], update, folder)
-        except KeyboardInterrupt:
+            summaries = _cluster.scan_argv(client, _paths(paths), flags, update, folder)
+        except _cluster.Cancelled:
             raise _error("CANCELLED", "merge cancelled") from None
         except RuntimeError as e:  # (what the core said of a file: "tracemerge: <file>: …")
             text = str(e).strip().splitlines()[0] if str(e).strip() else "a worker made no summary"

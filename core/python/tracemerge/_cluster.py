@@ -15,6 +15,10 @@ import tempfile
 from . import _native
 
 
+class Cancelled(Exception):
+    """The progress callback said stop (False) during the map."""
+
+
 def summarize(path: str, name: str, in_folder: bool, flags: list) -> bytes:
     """The map of one file, on a worker: its summary's bytes (raises RuntimeError naming the
     file when the core could not make one)."""
@@ -62,7 +66,7 @@ def scan_argv(client, paths: list, flags: list, progress, folder: str) -> list:
             future.release()
             done += 1
             if progress is not None and progress("scan", done, len(listed)) is False:
-                raise KeyboardInterrupt("scan cancelled")
+                raise Cancelled()
     finally:  # (what is left of a scan that failed or was cancelled: one call, not one per file)
         left = [f for f in futures if f.status == "pending"]
         if left:
